@@ -1,0 +1,193 @@
+// Shopify webhooks over real HTTP against the app: HMAC, deduplication,
+// uninstall, and the compliance topics doing real work on stored rows.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Session } from '@shopify/shopify-api';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { postShopifyWebhook, shopifyWebhookHeaders } from '../support/shopify.ts';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const order = { id: 820982911946154508, admin_graphql_api_id: 'gid://shopify/Order/820982911946154508', name: '#1001' };
+
+async function seedShop(domain: string) {
+  const shop = await app.db.shop.create({ data: { domain } });
+  const storage = app.server.services()!.shopify.config.sessionStorage;
+  await storage.storeSession(
+    new Session({ id: `offline_${domain}`, shop: domain, state: 's', isOnline: false, accessToken: 'shpat_secret_token_1234', scope: 'read_orders' }),
+  );
+  const delivery = await app.db.delivery.create({
+    data: {
+      shopId: shop.id,
+      shopifyOrderId: '1001',
+      orderName: '#1001',
+      status: 'NEEDS_ATTENTION',
+      reason: "Phone '0825551234' is not a valid ZA number",
+      customerId: '207119551',
+      orderJson: JSON.stringify({
+        id: '1001',
+        name: '#1001',
+        email: 'thandi@example.com',
+        total_price: '250.00',
+        shipping_address: { name: 'Thandi Nkosi', phone: '0825551234', address1: '12 Jan Smuts Ave', latitude: -26.1, longitude: 28.03 },
+        customer: { id: 207119551, first_name: 'Thandi' },
+      }),
+      requestBody: JSON.stringify({ reference: '1001', dropoff: { name: 'Thandi Nkosi', phone: '0825551234' }, amount: 250 }),
+      events: { create: [{ kind: 'app', source: 'dispatch', occurredAt: new Date(), message: "Phone '0825551234' is not a valid ZA number" }] },
+    },
+  });
+  await app.db.courierEnvironment.create({ data: { shopId: shop.id, environment: 'test', endpointId: `ep_${domain}` } });
+  return { shop, delivery };
+}
+
+describe('POST /api/webhooks', () => {
+  it('records a correctly signed orders/paid once, however often it is delivered', async () => {
+    const webhookId = 'wh-orders-paid-1';
+    const first = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', order, { webhookId });
+    expect(first.status).toBe(200);
+    expect(await app.db.webhookReceipt.count({ where: { webhookId } })).toBe(1);
+
+    const again = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', order, { webhookId });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ duplicate: true });
+    const receipts = await app.db.webhookReceipt.findMany({ where: { webhookId } });
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0]).toMatchObject({ topic: 'ORDERS_PAID', shop: 'a.myshopify.com' });
+  });
+
+  it('answers 401 to a wrong HMAC and stores nothing', async () => {
+    const r = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', order, { webhookId: 'wh-forged', secret: 'not-the-secret' });
+    expect(r.status).toBe(401);
+    expect(r.body.error).toMatch(/HMAC/);
+    expect(await app.db.webhookReceipt.count({ where: { webhookId: 'wh-forged' } })).toBe(0);
+  });
+
+  it('answers 401 when the body was changed after signing', async () => {
+    const body = JSON.stringify(order);
+    const headers = shopifyWebhookHeaders('orders/paid', 'a.myshopify.com', body, { webhookId: 'wh-tampered' });
+    const res = await fetch(`${app.url}/api/webhooks`, { method: 'POST', headers, body: body.replace('#1001', '#1002') });
+    expect(res.status).toBe(401);
+    expect(await app.db.webhookReceipt.count({ where: { webhookId: 'wh-tampered' } })).toBe(0);
+  });
+
+  it('answers 400 when required headers are missing', async () => {
+    const noTopic = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', order, {
+      webhookId: 'wh-no-topic',
+      headers: { 'x-shopify-topic': undefined },
+    });
+    expect(noTopic.status).toBe(400);
+    expect(noTopic.body.missingHeaders).toContain('X-Shopify-Topic');
+    const noHmac = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', order, {
+      webhookId: 'wh-no-hmac',
+      headers: { 'x-shopify-hmac-sha256': undefined },
+    });
+    expect(noHmac.status).toBe(400);
+    expect(await app.db.webhookReceipt.count({ where: { webhookId: { in: ['wh-no-topic', 'wh-no-hmac'] } } })).toBe(0);
+  });
+
+  it('answers 400 to a correctly signed body that is not JSON', async () => {
+    const r = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', '{not json', { webhookId: 'wh-bad-json' });
+    expect(r.status).toBe(400);
+    expect(await app.db.webhookReceipt.count({ where: { webhookId: 'wh-bad-json' } })).toBe(0);
+  });
+});
+
+describe('app/uninstalled', () => {
+  it('deletes the sessions and marks the shop, and tolerates repeats', async () => {
+    const domain = 'uninstall.myshopify.com';
+    await seedShop(domain);
+    expect(await app.db.session.count({ where: { shop: domain } })).toBe(1);
+
+    const r1 = await postShopifyWebhook(app.url, 'app/uninstalled', domain, { id: 1, domain });
+    const r2 = await postShopifyWebhook(app.url, 'app/uninstalled', domain, { id: 1, domain });
+    expect([r1.status, r2.status]).toEqual([200, 200]);
+    expect(await app.db.session.count({ where: { shop: domain } })).toBe(0);
+    const shop = await app.db.shop.findUnique({ where: { domain } });
+    expect(shop?.uninstalledAt).toBeInstanceOf(Date);
+  });
+
+  it('is a no-op for a shop we no longer hold', async () => {
+    const r = await postShopifyWebhook(app.url, 'app/uninstalled', 'gone.myshopify.com', { id: 2 });
+    expect(r.status).toBe(200);
+  });
+});
+
+describe('compliance topics', () => {
+  it('shop/redact removes every row of that shop and only that shop', async () => {
+    const target = 'redact-me.myshopify.com';
+    const other = 'keep-me.myshopify.com';
+    await seedShop(target);
+    await seedShop(other);
+    await postShopifyWebhook(app.url, 'orders/paid', target, order, { webhookId: 'wh-before-redact' });
+
+    const r = await postShopifyWebhook(app.url, 'shop/redact', target, { shop_id: 954889, shop_domain: target });
+    expect(r.status).toBe(200);
+    expect(await app.db.shop.count({ where: { domain: target } })).toBe(0);
+    expect(await app.db.session.count({ where: { shop: target } })).toBe(0);
+    expect(await app.db.delivery.count({ where: { shop: { domain: target } } })).toBe(0);
+    expect(await app.db.courierEnvironment.count({ where: { endpointId: `ep_${target}` } })).toBe(0);
+    expect(await app.db.webhookReceipt.count({ where: { webhookId: 'wh-before-redact' } })).toBe(0);
+    // The other shop is untouched.
+    expect(await app.db.shop.count({ where: { domain: other } })).toBe(1);
+    expect(await app.db.delivery.count({ where: { shop: { domain: other } } })).toBe(1);
+    expect(await app.db.session.count({ where: { shop: other } })).toBe(1);
+  });
+
+  it('customers/redact erases the customer personal data from stored deliveries', async () => {
+    const domain = 'customer-redact.myshopify.com';
+    const { delivery } = await seedShop(domain);
+    const r = await postShopifyWebhook(app.url, 'customers/redact', domain, {
+      shop_id: 1,
+      shop_domain: domain,
+      customer: { id: 207119551, email: 'thandi@example.com', phone: '0825551234' },
+      orders_to_redact: [1001],
+    });
+    expect(r.status).toBe(200);
+    const after = await app.db.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { events: true } });
+    const stored = [after.orderJson, after.requestBody, after.reason, ...after.events.map((e) => e.message)].join(' ');
+    for (const personal of ['Thandi', 'Nkosi', '0825551234', 'thandi@example.com', 'Jan Smuts']) expect(stored).not.toContain(personal);
+    expect(after.redactedAt).toBeInstanceOf(Date);
+    // What the merchant needs for accounting stays.
+    expect(JSON.parse(after.orderJson)).toMatchObject({ name: '#1001', total_price: '250.00' });
+  });
+
+  it('customers/data_request logs what we hold for the customer', async () => {
+    const domain = 'data-request.myshopify.com';
+    const { delivery } = await seedShop(domain);
+    const r = await postShopifyWebhook(app.url, 'customers/data_request', domain, {
+      shop_domain: domain,
+      customer: { id: 207119551 },
+      orders_requested: [1001],
+      data_request: { id: 9999 },
+    });
+    expect(r.status).toBe(200);
+    const line = app.logs.map((l) => JSON.parse(l)).find((l) => l.dataRequestId === 9999);
+    expect(line?.held).toEqual([expect.objectContaining({ deliveryId: delivery.id, shopifyOrderId: '1001' })]);
+  });
+
+  it.each(['customers/data_request', 'customers/redact', 'shop/redact'])('%s with a bad HMAC gets 401', async (topic) => {
+    const domain = 'victim.myshopify.com';
+    await app.db.shop.upsert({ where: { domain }, create: { domain }, update: {} });
+    const r = await postShopifyWebhook(app.url, topic, domain, { shop_domain: domain }, { secret: 'forged' });
+    expect(r.status).toBe(401);
+    expect(await app.db.shop.count({ where: { domain } })).toBe(1);
+  });
+});
+
+describe('session storage', () => {
+  it('keeps access tokens encrypted at rest and readable through the library', async () => {
+    const domain = 'sessions.myshopify.com';
+    await seedShop(domain);
+    const raw = await app.db.session.findUniqueOrThrow({ where: { id: `offline_${domain}` } });
+    expect(raw.accessToken).not.toContain('shpat_secret_token_1234');
+    expect(raw.accessToken).toMatch(/^enc:v1:/);
+    const loaded = await app.server.services()!.shopify.config.sessionStorage.loadSession(`offline_${domain}`);
+    expect(loaded?.accessToken).toBe('shpat_secret_token_1234');
+    expect(app.logs.join('\n')).not.toContain('shpat_secret_token_1234');
+  });
+});

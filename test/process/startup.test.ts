@@ -1,0 +1,81 @@
+// The real entry point as a child process: configuration errors, embedded
+// defaults, an unreachable database, and graceful shutdown.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
+
+const running: AppProcess[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const p of running.splice(0)) p.child.kill('SIGKILL');
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'sdd-start-'));
+  dirs.push(d);
+  return d;
+};
+
+describe('start-up', () => {
+  it('exits non-zero with one line naming SHOPIFY_API_SECRET when it is unset in production', async () => {
+    const p = spawnApp({ NODE_ENV: 'production', SHOPIFY_API_KEY: 'k', SHOPIFY_APP_URL: 'https://x.example', ENCRYPTION_KEY: 'a'.repeat(64) });
+    expect(await p.exited).not.toBe(0);
+    const out = p.output().trim();
+    expect(out).toBe('Configuration error: SHOPIFY_API_SECRET is required when NODE_ENV=production');
+  });
+
+  it('starts with no environment on SQLite, answers /healthz and /readyz, and stops cleanly on SIGTERM', async () => {
+    const cwd = tempDir();
+    const p = spawnApp({ PORT: '0' }, { cwd });
+    running.push(p);
+    const url = await p.url();
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, '/readyz 200');
+    expect(p.output()).toContain('generated a development key');
+    expect(p.output()).toContain('same-day-dispatch.db');
+
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(p.output()).toContain('shut down cleanly');
+  });
+
+  it('finishes an in-flight request before exiting on SIGTERM', async () => {
+    const p = spawnApp({ PORT: '0' }, { cwd: tempDir() });
+    running.push(p);
+    const url = await p.url();
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'ready');
+    // A slow upload: headers now, body after the signal.
+    const body = new ReadableStream({
+      async start(c) {
+        c.enqueue(new TextEncoder().encode('{"a":'));
+        await new Promise((r) => setTimeout(r, 300));
+        c.enqueue(new TextEncoder().encode('1}'));
+        c.close();
+      },
+    });
+    const inflight = fetch(`${url}/api/webhooks`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/json' } } as RequestInit);
+    await new Promise((r) => setTimeout(r, 100));
+    p.child.kill('SIGTERM');
+    const res = await inflight;
+    expect(res.status).toBe(400); // answered (missing Shopify headers), not dropped
+    const code = await p.exited;
+    expect(code, p.output()).toBe(0);
+  });
+
+  it('answers /readyz 503 (and keeps running) when PostgreSQL is unreachable', async () => {
+    const p = spawnApp({ PORT: '0', DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere' }, { cwd: tempDir() });
+    running.push(p);
+    const url = await p.url();
+    const ready = await waitFor(async () => {
+      const r = await fetch(`${url}/readyz`);
+      const b = (await r.json()) as any;
+      return r.status === 503 && /database/.test(b.reason) ? b : null;
+    }, '/readyz 503');
+    expect(ready.ready).toBe(false);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/api/webhooks`, { method: 'POST' })).status).toBe(503);
+    expect(p.child.exitCode).toBeNull();
+  });
+});

@@ -1,0 +1,25 @@
+// shopify.app.toml and the code agree: declared scopes, and a handler for every subscribed topic.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCOPES } from '../../web/config/env.ts';
+import { shopifyTopicHandlers } from '../../web/app.ts';
+import { ROOT } from '../support/paths.ts';
+
+const toml = readFileSync(join(ROOT, 'shopify.app.toml'), 'utf8');
+const list = (key: string) =>
+  [...toml.matchAll(new RegExp(`^${key}\\s*=\\s*\\[([^\\]]*)\\]`, 'gm'))].flatMap((m) => [...m[1]!.matchAll(/"([^"]+)"/g)].map((x) => x[1]!));
+
+describe('shopify.app.toml', () => {
+  it('declares exactly the scopes the app requests', () => {
+    const scopes = toml.match(/^scopes\s*=\s*"([^"]*)"/m)![1]!;
+    expect(scopes.split(',').sort()).toEqual(DEFAULT_SCOPES.split(',').sort());
+  });
+
+  it('subscribes every topic the app handles, at /api/webhooks', () => {
+    const topics = [...list('topics'), ...list('compliance_topics')];
+    const handled = Object.keys(shopifyTopicHandlers()).map((t) => t.toLowerCase().replace('_', '/'));
+    expect(topics.sort()).toEqual(handled.sort());
+    expect([...toml.matchAll(/^uri\s*=\s*"([^"]+)"/gm)].map((m) => m[1])).toEqual(['/api/webhooks', '/api/webhooks']);
+  });
+});

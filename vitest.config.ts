@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm test` runs every project. The integration suite runs twice, once per
+// database provider, each test file on a fresh database (test/support/db.ts).
+const integration = ['test/integration/**/*.test.ts'];
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'process', include: ['test/process/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'sqlite', include: integration, env: { TEST_DB: 'sqlite' }, globalSetup: ['test/support/global-setup.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'postgres', include: integration, env: { TEST_DB: 'postgres' }, globalSetup: ['test/support/global-setup.ts'] },
+      },
+    ],
+  },
+});

@@ -1,0 +1,67 @@
+// The Express application: every route, in mount order. Built once the
+// database is migrated (web/server.ts); until then a start-up app answers.
+import express, { type Express } from 'express';
+import type { AppConfig } from './config/env.ts';
+import type { Db } from './db/client.ts';
+import type { Logger } from './ops/logger.ts';
+import { errorHandler, notFound, requestContext } from './ops/http.ts';
+import { healthRoutes, type Readiness } from './ops/health.ts';
+import type { Shopify } from './shopify/app.ts';
+import { shopifyWebhookRoute, type TopicHandlers } from './shopify/webhooks.ts';
+import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './shopify/lifecycle.ts';
+
+export interface AppServices {
+  config: AppConfig;
+  log: Logger;
+  db: Db;
+  shopify: Shopify;
+  readiness: Readiness;
+}
+
+export function shopifyTopicHandlers(): TopicHandlers {
+  return {
+    APP_UNINSTALLED: appUninstalled,
+    SHOP_REDACT: shopRedact,
+    CUSTOMERS_REDACT: customersRedact,
+    CUSTOMERS_DATA_REQUEST: customersDataRequest,
+    // Recorded (receipt) only for now; dispatch gives them their effect.
+    ORDERS_PAID: async () => {},
+    ORDERS_CANCELLED: async () => {},
+  };
+}
+
+export function buildApp(s: AppServices): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  app.use(requestContext(s.log));
+  app.use(healthRoutes(s.readiness));
+
+  // Raw-body routes first: signatures cover the exact bytes.
+  app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: s.db, handlers: shopifyTopicHandlers(), log: s.log }));
+
+  app.get('/api/auth', s.shopify.auth.begin());
+  app.get('/api/auth/callback', s.shopify.auth.callback(), s.shopify.redirectToShopifyOrAppRoot());
+
+  app.use(s.shopify.cspHeaders());
+  app.get('/', s.shopify.ensureInstalledOnShop(), (_req, res) => {
+    res.type('html').send('<!doctype html><title>Same-Day Dispatch</title><p>Same-Day Dispatch is installed.</p>');
+  });
+
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}
+
+/** Answers while the database is being migrated: health probes only. */
+export function buildStartupApp(log: Logger, readiness: Readiness): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestContext(log));
+  app.use(healthRoutes(readiness));
+  app.use((_req, res) => {
+    res.setHeader('Retry-After', '5');
+    res.status(503).json({ error: 'starting: the database is not ready yet', reason: readiness.problem });
+  });
+  return app;
+}

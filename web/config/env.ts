@@ -1,0 +1,117 @@
+// The app's configuration: one zod schema over the environment, parsed once at
+// start-up. Anything missing or invalid stops start-up with one line naming the
+// variable (see formatConfigError), never a stack trace.
+import { z } from 'zod';
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '../db/url.ts';
+
+export const DEFAULT_SCOPES =
+  'read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,read_fulfillments,write_fulfillments,read_locations';
+
+// Placeholders that let a fresh clone start in development with no Shopify app.
+const DEV_API_KEY = 'dev-api-key';
+const DEV_API_SECRET = 'dev-api-secret-not-for-production';
+
+const key32 = z.string().refine((v) => decodeKey(v) !== null, {
+  message: 'expected 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)',
+});
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    SHOPIFY_API_KEY: z.string().min(1, 'expected the app client id from the Partner Dashboard').optional(),
+    SHOPIFY_API_SECRET: z.string().min(1, 'expected the app client secret from the Partner Dashboard').optional(),
+    SCOPES: z
+      .string()
+      .regex(/^[a-z_]+(,[a-z_]+)*$/, 'expected comma-separated access scopes, e.g. read_orders,write_orders')
+      .default(DEFAULT_SCOPES),
+    SHOPIFY_APP_URL: z.url({ protocol: /^https?$/, error: 'expected the public http(s) URL of the app' }).optional(),
+    PORT: z.coerce.number({ error: 'expected a TCP port number' }).int().min(0).max(65535).default(3000),
+    DATABASE_URL: z
+      .string()
+      .default(DEFAULT_DATABASE_URL)
+      .superRefine((v, ctx) => {
+        try {
+          parseDatabaseUrl(v);
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        }
+      }),
+    ENCRYPTION_KEY: key32.optional(),
+    ENCRYPTION_KEY_PREVIOUS: z
+      .string()
+      .refine((v) => v.split(',').every((k) => decodeKey(k.trim()) !== null), {
+        message: 'expected a comma-separated list of earlier 32-byte keys (hex or base64)',
+      })
+      .optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Where merchants' webhook URLs point; defaults to SHOPIFY_APP_URL.
+    PUBLIC_WEBHOOK_BASE_URL: z.url({ error: 'expected an http(s) URL' }).optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    for (const name of ['SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET', 'SHOPIFY_APP_URL', 'ENCRYPTION_KEY'] as const) {
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when NODE_ENV=production' });
+    }
+  });
+
+export type RawEnv = z.infer<typeof schema>;
+
+export interface AppConfig {
+  nodeEnv: RawEnv['NODE_ENV'];
+  isProduction: boolean;
+  shopify: { apiKey: string; apiSecret: string; scopes: string[]; appUrl: string; placeholders: boolean };
+  port: number;
+  databaseUrl: string;
+  /** Current key first, then earlier keys accepted for decryption only. */
+  encryptionKeys: Buffer[] | null;
+  logLevel: RawEnv['LOG_LEVEL'];
+  publicWebhookBaseUrl: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  // Empty strings count as unset, as they do in most .env tooling.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) throw new ConfigError(formatConfigError(parsed.error));
+  const e = parsed.data;
+  const appUrl = (e.SHOPIFY_APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const keys = e.ENCRYPTION_KEY
+    ? [e.ENCRYPTION_KEY, ...(e.ENCRYPTION_KEY_PREVIOUS?.split(',') ?? [])].map((k) => decodeKey(k.trim())!)
+    : null;
+  return {
+    nodeEnv: e.NODE_ENV,
+    isProduction: e.NODE_ENV === 'production',
+    shopify: {
+      apiKey: e.SHOPIFY_API_KEY ?? DEV_API_KEY,
+      apiSecret: e.SHOPIFY_API_SECRET ?? DEV_API_SECRET,
+      scopes: e.SCOPES.split(','),
+      appUrl,
+      placeholders: !e.SHOPIFY_API_KEY || !e.SHOPIFY_API_SECRET,
+    },
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    encryptionKeys: keys,
+    logLevel: e.LOG_LEVEL,
+    publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
+  };
+}
+
+/** One line: the first problem, naming the variable and what is expected. */
+export function formatConfigError(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const name = String(issue.path[0] ?? 'environment');
+  let message = issue.message;
+  if (issue.code === 'invalid_value' && 'values' in issue) message = `expected one of ${issue.values.join(', ')}`;
+  return `Configuration error: ${name} ${message.startsWith('is ') ? message : `is invalid: ${message}`}`;
+}
+
+export function decodeKey(text: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
+    const b = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    return b.length === 32 ? b : null;
+  }
+  return null;
+}

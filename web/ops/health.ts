@@ -1,0 +1,35 @@
+// /healthz: the process is alive. /readyz: migrations are applied and the
+// database answers now; 503 otherwise, so a load balancer holds traffic back.
+import { Router } from 'express';
+import type { Db } from '../db/client.ts';
+
+export interface Readiness {
+  db: Db | null;
+  migrated: boolean;
+  problem: string | null;
+}
+
+export function healthRoutes(state: Readiness, opts: { timeoutMs?: number } = {}): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
+  router.get('/readyz', async (_req, res) => {
+    if (!state.migrated || !state.db) {
+      res.status(503).json({ ready: false, reason: state.problem ?? 'database migrations have not been applied yet' });
+      return;
+    }
+    try {
+      await withTimeout(state.db.$queryRawUnsafe('SELECT 1'), opts.timeoutMs ?? 2_000);
+      res.json({ ready: true });
+    } catch (e) {
+      res.status(503).json({ ready: false, reason: `database unreachable: ${(e as Error).message.split('\n')[0]}` });
+    }
+  });
+  return router;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, rej) => (t = setTimeout(() => rej(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(t));
+}

@@ -1,0 +1,42 @@
+// Per-request context: a request id (honouring X-Request-Id), a child logger on
+// res.locals.log carrying it and the shop, and one access-log line per request.
+// The query string is not logged: OAuth callbacks carry codes in it.
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from './logger.ts';
+
+export function requestContext(log: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.get('x-request-id');
+    const reqId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const shop = req.get('x-shopify-shop-domain') ?? (typeof req.query.shop === 'string' ? req.query.shop : undefined);
+    const webhookId = req.get('x-shopify-webhook-id') ?? req.get('x-service-event-id') ?? undefined;
+    const child = log.child({ reqId, ...(shop ? { shop } : {}), ...(webhookId ? { webhookId } : {}) });
+    res.locals.log = child;
+    res.setHeader('X-Request-Id', reqId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+      child[level]({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    });
+    next();
+  };
+}
+
+/** JSON 404 and error responses; never a stack trace to the client. */
+export function notFound(_req: Request, res: Response) {
+  res.status(404).json({ error: 'not found' });
+}
+
+export function errorHandler(err: any, _req: Request, res: Response, _next: NextFunction) {
+  const status = Number.isInteger(err?.status) && err.status >= 400 && err.status < 600 ? err.status : 500;
+  const log: Logger | undefined = res.locals.log;
+  if (status >= 500) log?.error({ err }, 'unhandled error');
+  if (res.headersSent) return;
+  const message =
+    err?.type === 'entity.too.large' ? 'request body is too large'
+    : err?.type === 'entity.parse.failed' ? 'body is not valid JSON'
+    : status >= 500 ? 'internal error' : String(err?.message ?? 'bad request');
+  res.status(status).json({ error: message });
+}

@@ -1,0 +1,110 @@
+// POST /api/webhooks: Shopify's webhooks, app-specific subscriptions declared in
+// shopify.app.toml. We validate with the library's HMAC check but route
+// ourselves: shopify.processWebhooks() would also register shop-specific
+// subscriptions on OAuth, and the same topic subscribed both ways is delivered
+// twice. Mount before any JSON body parser: the HMAC covers the raw body.
+//
+// Guarantee: the receipt (unique on X-Shopify-Webhook-Id) and the topic's effect
+// commit in one transaction. A repeat finds the receipt and gets 200 with no
+// second effect; a failed effect rolls the receipt back and Shopify retries.
+import express, { type Request, type Response } from 'express';
+import type { Db, Tx } from '../db/client.ts';
+import { isUniqueViolation } from '../db/client.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { Shopify } from './app.ts';
+
+export interface WebhookContext {
+  tx: Tx;
+  shop: string;
+  topic: string;
+  webhookId: string;
+  payload: any;
+  log: Logger;
+  /** Runs after the transaction commits (e.g. wake a worker). Failures are logged, not returned. */
+  afterCommit(fn: () => unknown): void;
+}
+
+export type TopicHandler = (ctx: WebhookContext) => Promise<void>;
+/** Keyed by the library's storage form of the topic, e.g. ORDERS_PAID. */
+export type TopicHandlers = Record<string, TopicHandler>;
+
+class DuplicateWebhook extends Error {}
+
+const STATUS_FOR_REASON: Record<string, number> = {
+  invalid_hmac: 401,
+  missing_hmac: 400,
+  missing_headers: 400,
+  missing_body: 400,
+};
+
+export function shopifyWebhookRoute(deps: { shopify: Shopify; db: Db; handlers: TopicHandlers; log: Logger }) {
+  const { shopify, db, handlers } = deps;
+  return [
+    express.text({ type: '*/*', limit: '1mb' }),
+    async (req: Request, res: Response) => {
+      const log: Logger = res.locals.log ?? deps.log;
+      const rawBody = typeof req.body === 'string' ? req.body : '';
+      const check = await shopify.api.webhooks.validate({ rawBody, rawRequest: req, rawResponse: res });
+      if (!check.valid) {
+        const status = STATUS_FOR_REASON[check.reason] ?? 400;
+        const missing = 'missingHeaders' in check ? check.missingHeaders : undefined;
+        log.warn({ reason: check.reason, missingHeaders: missing }, 'shopify webhook rejected');
+        res.status(status).json({
+          error: status === 401 ? 'HMAC validation failed' : `invalid webhook request: ${check.reason}`,
+          ...(missing ? { missingHeaders: missing } : {}),
+        });
+        return;
+      }
+      const { topic, domain: shop, webhookId } = check as { topic: string; domain: string; webhookId: string };
+      const wlog = log.child({ shop, topic, webhookId });
+      let payload: unknown;
+      try {
+        payload = JSON.parse(rawBody);
+      } catch {
+        wlog.warn('shopify webhook body is not JSON');
+        res.status(400).json({ error: 'body is not valid JSON' });
+        return;
+      }
+      const handler = handlers[topic];
+      if (!handler) {
+        // Not subscribed in shopify.app.toml; acknowledge so Shopify stops retrying, but make it visible.
+        wlog.warn('shopify webhook for a topic with no handler; acknowledged and ignored');
+        res.status(200).json({ ok: true, ignored: true });
+        return;
+      }
+      const after: Array<() => unknown> = [];
+      try {
+        await db.$transaction(
+          async (tx) => {
+            try {
+              await tx.webhookReceipt.create({ data: { webhookId, topic, shop } });
+            } catch (e) {
+              if (isUniqueViolation(e)) throw new DuplicateWebhook();
+              throw e;
+            }
+            await handler({ tx, shop, topic, webhookId, payload, log: wlog, afterCommit: (fn) => after.push(fn) });
+          },
+          { maxWait: 5_000, timeout: 10_000 },
+        );
+      } catch (e) {
+        if (e instanceof DuplicateWebhook) {
+          wlog.info('duplicate shopify webhook acknowledged');
+          res.status(200).json({ ok: true, duplicate: true });
+          return;
+        }
+        wlog.error({ err: e }, 'shopify webhook handler failed; Shopify will retry');
+        res.status(500).json({ error: 'webhook could not be processed; it will be retried' });
+        return;
+      }
+      wlog.info('shopify webhook processed');
+      res.status(200).json({ ok: true });
+      for (const fn of after) {
+        try {
+          await fn();
+        } catch (e) {
+          wlog.error({ err: e }, 'after-commit step failed');
+        }
+      }
+    },
+  ];
+}
