@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // `npm test` runs every project. The integration suite runs twice, once per
 // database provider, each test file on a fresh database (test/support/db.ts).
+// `courier` holds contract tests over real HTTP that need no database.
 const integration = ['test/integration/**/*.test.ts'];
 
 export default defineConfig({
@@ -11,6 +12,7 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'courier', include: ['test/courier/**/*.test.ts'] } },
       { extends: true, test: { name: 'process', include: ['test/process/**/*.test.ts'] } },
       {
         extends: true,
