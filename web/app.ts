@@ -1,9 +1,10 @@
 // The Express application: every route, in mount order. Built once the
 // database is migrated (web/server.ts); until then a start-up app answers.
 import express, { type Express } from 'express';
-import type { AppConfig } from './config/env.ts';
-import type { Db } from './db/client.ts';
+import type { AppContext } from './context.ts';
 import type { Logger } from './ops/logger.ts';
+import type { JobQueue } from './jobs/queue.ts';
+import { ordersCancelledHandler, ordersPaidHandler } from './dispatch/service.ts';
 import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
 import type { Shopify } from './shopify/app.ts';
@@ -11,22 +12,19 @@ import { shopifyWebhookRoute, type TopicHandlers } from './shopify/webhooks.ts';
 import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './shopify/lifecycle.ts';
 
 export interface AppServices {
-  config: AppConfig;
-  log: Logger;
-  db: Db;
+  ctx: AppContext;
   shopify: Shopify;
   readiness: Readiness;
 }
 
-export function shopifyTopicHandlers(): TopicHandlers {
+export function shopifyTopicHandlers(queue: JobQueue): TopicHandlers {
   return {
     APP_UNINSTALLED: appUninstalled,
     SHOP_REDACT: shopRedact,
     CUSTOMERS_REDACT: customersRedact,
     CUSTOMERS_DATA_REQUEST: customersDataRequest,
-    // Recorded (receipt) only for now; dispatch gives them their effect.
-    ORDERS_PAID: async () => {},
-    ORDERS_CANCELLED: async () => {},
+    ORDERS_PAID: ordersPaidHandler(queue),
+    ORDERS_CANCELLED: ordersCancelledHandler,
   };
 }
 
@@ -34,11 +32,12 @@ export function buildApp(s: AppServices): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', true);
-  app.use(requestContext(s.log));
+  const { ctx } = s;
+  app.use(requestContext(ctx.log));
   app.use(healthRoutes(s.readiness));
 
   // Raw-body routes first: signatures cover the exact bytes.
-  app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: s.db, handlers: shopifyTopicHandlers(), log: s.log }));
+  app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers: shopifyTopicHandlers(ctx.queue), log: ctx.log }));
 
   app.get('/api/auth', s.shopify.auth.begin());
   app.get('/api/auth/callback', s.shopify.auth.callback(), s.shopify.redirectToShopifyOrAppRoot());

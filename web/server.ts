@@ -5,16 +5,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { AppConfig } from './config/env.ts';
-import { openDatabase, type Database } from './db/client.ts';
-import { migrateDatabase, pendingMigrations } from './db/migrate.ts';
+import type { Database } from './db/client.ts';
+import { openMigratedDatabase } from './db/migrate.ts';
 import { redactDatabaseUrl } from './db/url.ts';
-import { createSessionStorage } from './db/session-storage.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
 import type { Readiness } from './ops/health.ts';
-import { SecretBox } from './security/crypto.ts';
-import { loadOrCreateDevKey } from './security/dev-key.ts';
-import { createShopify, type Shopify } from './shopify/app.ts';
-import { recordInstall } from './shopify/lifecycle.ts';
+import type { SecretBox } from './security/crypto.ts';
+import type { Shopify } from './shopify/app.ts';
+import type { AppContext } from './context.ts';
+import { createRuntime, encryptionBox, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { buildApp, buildStartupApp } from './app.ts';
 
 export interface RunningServer {
@@ -22,7 +21,7 @@ export interface RunningServer {
   port: number;
   /** Resolves when the full app serves (migrations applied). */
   ready: Promise<void>;
-  services(): { database: Database; shopify: Shopify; box: SecretBox } | null;
+  services(): { database: Database; shopify: Shopify; box: SecretBox; ctx: AppContext } | null;
   close(): Promise<void>;
 }
 
@@ -31,18 +30,7 @@ export interface StartOptions {
   /** Default 127.0.0.1 in tests; 0.0.0.0 (all interfaces) otherwise. */
   host?: string;
   migrationRetryMs?: { initial: number; max: number };
-}
-
-export function encryptionBox(config: AppConfig, log: Logger): SecretBox {
-  if (config.encryptionKeys) return new SecretBox(config.encryptionKeys);
-  const dev = loadOrCreateDevKey();
-  log.warn(
-    { file: dev.file },
-    dev.created
-      ? 'ENCRYPTION_KEY is not set: generated a development key and saved it (development only)'
-      : 'ENCRYPTION_KEY is not set: using the saved development key (development only)',
-  );
-  return new SecretBox([dev.key]);
+  runtime?: Partial<RuntimeOptions>;
 }
 
 export async function startServer(config: AppConfig, opts: StartOptions = {}): Promise<RunningServer> {
@@ -64,26 +52,15 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
 
   let closing = false;
   let database: Database | null = null;
-  let shopify: Shopify | null = null;
+  let runtime: Runtime | null = null;
 
   const ready = (async () => {
-    database = await openDatabase(config.databaseUrl);
-    readiness.db = database.db;
     const retry = opts.migrationRetryMs ?? { initial: 1_000, max: 30_000 };
     for (let delay = retry.initial; !closing; delay = Math.min(delay * 2, retry.max)) {
       try {
-        const pending = await pendingMigrations(database.db, database.provider);
-        let applied: string[] = [];
-        if (pending.length && database.provider === 'sqlite') {
-          // Our own open connection would hold the file's lock against the CLI.
-          await database.close();
-          try {
-            ({ applied } = await migrateDatabase(config.databaseUrl));
-          } finally {
-            database = await openDatabase(config.databaseUrl);
-            readiness.db = database.db;
-          }
-        } else if (pending.length) ({ applied } = await migrateDatabase(config.databaseUrl));
+        let applied: string[];
+        ({ database, applied } = await openMigratedDatabase(config.databaseUrl));
+        readiness.db = database.db;
         log.info({ applied }, applied.length ? 'database migrations applied' : 'database schema is up to date');
         break;
       } catch (e) {
@@ -92,14 +69,9 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
         await sleep(delay);
       }
     }
-    if (closing) return;
-    const db = database.db;
-    const sessionStorage = createSessionStorage(db, box);
-    // The storage polls for its table on construction; settle that before serving
-    // so a shutdown right after start-up cannot leave the poll failing unhandled.
-    if (!(await sessionStorage.isReady())) throw new Error('the Session table is missing after migration');
-    shopify = createShopify(config, sessionStorage, log, (session) => recordInstall(db, session));
-    handler = buildApp({ config, log, db, shopify, readiness });
+    if (closing || !database) return;
+    runtime = await createRuntime(config, log, database, box, { workers: true, ...opts.runtime });
+    handler = buildApp({ ctx: runtime.ctx, shopify: runtime.shopify, readiness });
     readiness.migrated = true;
     readiness.problem = null;
     log.info('ready');
@@ -110,7 +82,7 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
     url,
     port,
     ready,
-    services: () => (database && shopify ? { database, shopify, box } : null),
+    services: () => (database && runtime ? { database, shopify: runtime.shopify, box, ctx: runtime.ctx } : null),
     async close() {
       if (closing) return;
       closing = true;
@@ -120,6 +92,8 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
         server.closeIdleConnections();
       });
       await ready.catch(() => {});
+      // In-flight jobs finish (bounded) before the database closes.
+      await runtime?.close();
       await database?.close();
       log.info('shut down cleanly');
       log.flush();

@@ -166,7 +166,7 @@ describe('compliance topics', () => {
       data_request: { id: 9999 },
     });
     expect(r.status).toBe(200);
-    const line = app.logs.map((l) => JSON.parse(l)).find((l) => l.dataRequestId === 9999);
+    const line = app.logs.map((l) => JSON.parse(l)).find((l) => l.dataRequestId === '9999');
     expect(line?.held).toEqual([expect.objectContaining({ deliveryId: delivery.id, shopifyOrderId: '1001' })]);
   });
 

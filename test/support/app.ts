@@ -6,6 +6,8 @@ import { loadConfig, type AppConfig } from '../../web/config/env.ts';
 import { createLogger } from '../../web/ops/logger.ts';
 import { startServer, type RunningServer } from '../../web/server.ts';
 import type { Db } from '../../web/db/client.ts';
+import type { AppContext } from '../../web/context.ts';
+import type { RuntimeOptions } from '../../web/runtime.ts';
 import { dropDatabase, freshDatabaseUrl } from './db.ts';
 
 export const TEST_API_KEY = 'test-api-key';
@@ -14,15 +16,28 @@ export const TEST_API_SECRET = 'test-api-secret-0123456789';
 export interface TestApp {
   url: string;
   config: AppConfig;
+  /** The environment the app was started with (share ENCRYPTION_KEY with a second instance or the CLI). */
+  env: Record<string, string>;
   db: Db;
+  ctx: AppContext;
   server: RunningServer;
   logs: string[];
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, opts: { databaseUrl?: string; keepDatabase?: boolean } = {}): Promise<TestApp> {
+/** Fast retries so failure paths finish within a test's time. */
+export const FAST_RUNTIME: Partial<RuntimeOptions> = {
+  courier: { retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000 }, requestTimeoutMs: 5_000 },
+  dispatchRetry: { maxAttempts: 4, baseDelayMs: 50, maxDelayMs: 500 },
+  queue: { pollIntervalMs: 50 },
+};
+
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: { databaseUrl?: string; keepDatabase?: boolean; runtime?: Partial<RuntimeOptions> } = {},
+): Promise<TestApp> {
   const databaseUrl = opts.databaseUrl ?? (await freshDatabaseUrl());
-  const config = loadConfig({
+  const appEnv: Record<string, string> = {
     NODE_ENV: 'test',
     SHOPIFY_API_KEY: TEST_API_KEY,
     SHOPIFY_API_SECRET: TEST_API_SECRET,
@@ -32,7 +47,8 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
     PORT: '0',
     LOG_LEVEL: 'debug',
     ...env,
-  });
+  };
+  const config = loadConfig(appEnv);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -41,13 +57,15 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { dat
     },
   });
   const log = createLogger({ level: config.logLevel, destination: sink });
-  const server = await startServer(config, { log, host: '127.0.0.1' });
+  const server = await startServer(config, { log, host: '127.0.0.1', runtime: { ...FAST_RUNTIME, ...opts.runtime } });
   await server.ready;
   const services = server.services()!;
   return {
     url: server.url,
     config,
+    env: appEnv,
     db: services.database.db,
+    ctx: services.ctx,
     server,
     logs,
     async close() {

@@ -46,6 +46,10 @@ const schema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // Where merchants' webhook URLs point; defaults to SHOPIFY_APP_URL.
     PUBLIC_WEBHOOK_BASE_URL: z.url({ error: 'expected an http(s) URL' }).optional(),
+    // Default courier API base URLs per environment; a shop's own setting wins.
+    // The test default is the local sandbox courier (`npm run sandbox`).
+    COURIER_TEST_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the http(s) base URL of the courier test API' }).default('http://127.0.0.1:4010'),
+    COURIER_LIVE_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the https base URL of the courier live API' }).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -66,6 +70,7 @@ export interface AppConfig {
   encryptionKeys: Buffer[] | null;
   logLevel: RawEnv['LOG_LEVEL'];
   publicWebhookBaseUrl: string;
+  courierBaseUrls: { test: string; live: string | null };
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +100,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     encryptionKeys: keys,
     logLevel: e.LOG_LEVEL,
     publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
+    courierBaseUrls: {
+      test: e.COURIER_TEST_BASE_URL.replace(/\/+$/, ''),
+      live: e.COURIER_LIVE_BASE_URL?.replace(/\/+$/, '') ?? null,
+    },
   };
 }
 

@@ -29,7 +29,7 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
   if (target.provider === 'sqlite') {
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
     // busy timeout: the operator CLI and the app may write the same file at once.
-    db = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: target.file, timeout: 10_000 }) });
+    db = new PrismaClient({ adapter: isolateSqliteTransactions(new PrismaBetterSQLite3({ url: target.file, timeout: 10_000 })) });
     // WAL lets readers (health checks, the CLI) run beside the writer.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
@@ -46,4 +46,65 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
 /** Unique-constraint violation (P2002), recognised by code so it works for both clients. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}
+
+// The better-sqlite3 adapter has one connection. Its mutex orders transactions
+// against each other, but a plain query issued while another async flow holds
+// an open transaction runs on the same connection, inside that transaction: it
+// sees uncommitted rows and is rolled back with it. One lock for plain queries
+// and whole transactions closes that gap. A plain query holds it only for one
+// synchronous statement.
+type AdapterFactory = ConstructorParameters<typeof PrismaClient>[0] extends { adapter?: infer A } ? NonNullable<A> : never;
+
+function isolateSqliteTransactions(factory: PrismaBetterSQLite3): AdapterFactory {
+  let tail: Promise<void> = Promise.resolve();
+  const acquire = (): Promise<() => void> => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const ready = tail.then(() => release);
+    tail = tail.then(() => held);
+    return ready;
+  };
+  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+    const release = await acquire();
+    try {
+      return await fn(...a);
+    } finally {
+      release();
+    }
+  };
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    async connect() {
+      const adapter = await factory.connect();
+      const a = adapter as any;
+      for (const m of ['queryRaw', 'executeRaw', 'executeScript'] as const) a[m] = guarded(a[m].bind(adapter));
+      const start = a.startTransaction.bind(adapter);
+      a.startTransaction = async (isolation?: unknown) => {
+        const release = await acquire();
+        try {
+          const tx = await start(isolation);
+          let done = false;
+          const finish = (fn: () => Promise<void>) => async () => {
+            try {
+              await fn();
+            } finally {
+              if (!done) {
+                done = true;
+                release();
+              }
+            }
+          };
+          tx.commit = finish(tx.commit.bind(tx));
+          tx.rollback = finish(tx.rollback.bind(tx));
+          return tx;
+        } catch (e) {
+          release();
+          throw e;
+        }
+      };
+      return adapter;
+    },
+  } as AdapterFactory;
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { prismaCommand, root } from '../../prisma/cli.ts';
-import type { Db } from './client.ts';
+import { openDatabase, type Database, type Db } from './client.ts';
 import { parseDatabaseUrl } from './url.ts';
 
 export class MigrationError extends Error {}
@@ -69,4 +69,25 @@ function summarise(out: string): string {
   const idx = err ? lines.indexOf(err) : -1;
   const detail = idx >= 0 && /^Error: P\d{4}$/.test(err!) ? `${err} ${lines[idx + 1] ?? ''}` : err;
   return (detail ?? lines.at(-1) ?? 'prisma migrate deploy failed').replace(/^Error:\s*/, '').slice(0, 300);
+}
+
+/**
+ * Opens the database and applies pending migrations. On SQLite our own open
+ * connection would hold the file's lock against the migrating CLI, so it is
+ * closed for the migration and reopened. Throws (with nothing left open) when
+ * the database is unreachable or a migration fails.
+ */
+export async function openMigratedDatabase(url: string, opts: { poolSize?: number } = {}): Promise<{ database: Database; applied: string[] }> {
+  let database = await openDatabase(url, opts);
+  try {
+    const pending = await pendingMigrations(database.db, database.provider);
+    if (!pending.length) return { database, applied: [] };
+    if (database.provider === 'sqlite') await database.close();
+    const { applied } = await migrateDatabase(url);
+    if (database.provider === 'sqlite') database = await openDatabase(url, opts);
+    return { database, applied };
+  } catch (e) {
+    await database.close().catch(() => {});
+    throw e;
+  }
 }

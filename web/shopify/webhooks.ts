@@ -12,6 +12,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { isUniqueViolation } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Shopify } from './app.ts';
+import { parseShopifyJson } from './json.ts';
 
 export interface WebhookContext {
   tx: Tx;
@@ -59,7 +60,7 @@ export function shopifyWebhookRoute(deps: { shopify: Shopify; db: Db; handlers: 
       const wlog = log.child({ shop, topic, webhookId });
       let payload: unknown;
       try {
-        payload = JSON.parse(rawBody);
+        payload = parseShopifyJson(rawBody);
       } catch {
         wlog.warn('shopify webhook body is not JSON');
         res.status(400).json({ error: 'body is not valid JSON' });
@@ -72,29 +73,36 @@ export function shopifyWebhookRoute(deps: { shopify: Shopify; db: Db; handlers: 
         res.status(200).json({ ok: true, ignored: true });
         return;
       }
-      const after: Array<() => unknown> = [];
-      try {
-        await db.$transaction(
-          async (tx) => {
-            try {
-              await tx.webhookReceipt.create({ data: { webhookId, topic, shop } });
-            } catch (e) {
-              if (isUniqueViolation(e)) throw new DuplicateWebhook();
-              throw e;
-            }
-            await handler({ tx, shop, topic, webhookId, payload, log: wlog, afterCommit: (fn) => after.push(fn) });
-          },
-          { maxWait: 5_000, timeout: 10_000 },
-        );
-      } catch (e) {
-        if (e instanceof DuplicateWebhook) {
-          wlog.info('duplicate shopify webhook acknowledged');
-          res.status(200).json({ ok: true, duplicate: true });
+      let after: Array<() => unknown> = [];
+      // Two deliveries of one order under different webhook ids may race; the
+      // loser hits a unique constraint, and one rerun finds the winner's rows.
+      for (let run = 1; ; run++) {
+        after = [];
+        try {
+          await db.$transaction(
+            async (tx) => {
+              try {
+                await tx.webhookReceipt.create({ data: { webhookId, topic, shop } });
+              } catch (e) {
+                if (isUniqueViolation(e)) throw new DuplicateWebhook();
+                throw e;
+              }
+              await handler({ tx, shop, topic, webhookId, payload, log: wlog, afterCommit: (fn) => after.push(fn) });
+            },
+            { maxWait: 5_000, timeout: 10_000 },
+          );
+          break;
+        } catch (e) {
+          if (e instanceof DuplicateWebhook) {
+            wlog.info('duplicate shopify webhook acknowledged');
+            res.status(200).json({ ok: true, duplicate: true });
+            return;
+          }
+          if (run === 1 && isUniqueViolation(e)) continue;
+          wlog.error({ err: e }, 'shopify webhook handler failed; Shopify will retry');
+          res.status(500).json({ error: 'webhook could not be processed; it will be retried' });
           return;
         }
-        wlog.error({ err: e }, 'shopify webhook handler failed; Shopify will retry');
-        res.status(500).json({ error: 'webhook could not be processed; it will be retried' });
-        return;
       }
       wlog.info('shopify webhook processed');
       res.status(200).json({ ok: true });

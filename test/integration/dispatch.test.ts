@@ -1,0 +1,191 @@
+// Automatic dispatch end to end, over real HTTP: signed orders/paid → the app
+// → the sandbox courier; Shopify intercepted with MockAgent. Runs on SQLite
+// and on PostgreSQL.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/paths.ts';
+import { postShopifyWebhook } from '../support/shopify.ts';
+import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
+import { waitFor } from '../support/process.ts';
+import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
+import { testProvider } from '../support/db.ts';
+
+let s: Scenario;
+beforeAll(async () => {
+  s = await startScenario();
+});
+afterAll(async () => {
+  await s?.close();
+});
+beforeEach(async () => {
+  await s.courier.reset();
+});
+
+const METAFIELD = (key: string) => `$app:same_day_dispatch.${key}`;
+
+describe('orders/paid → courier order', () => {
+  it('books one courier order and stores its price and job id; the Shopify order gets metafields and a tag', async () => {
+    const shop = 'happy.myshopify.com';
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+
+    const [courierOrder] = await s.courier.orders({ reference: orderId });
+    expect(courierOrder).toBeDefined();
+    expect(d.deliveryPrice).toBe(courierOrder!.deliveryPrice);
+    expect(d.dispatchJobId).toBe(courierOrder!.dispatchId);
+    expect(d.courierOrderId).toBe(courierOrder!.id);
+    expect(d.courierOrderStatus).toBe('VALIDATED');
+    expect(d.currency).toBe('ZAR');
+    expect(d.requestId).toMatch(/^req_/);
+    // The request we stored is the one the courier received.
+    const sent = JSON.parse(d.requestBody!);
+    expect(sent).toMatchObject({ reference: orderId, amount: 1249.9, currency: 'ZAR', pickup: { storeId: 'store_sandbox_001' }, dropoff: { phone: '+27825551234' } });
+    expect(d.requestBody).toContain('"amount":1249.90');
+
+    await waitFor(async () => sim.order(orderId)!.tags.includes('same-day-dispatched'), 'the order tag');
+    const m = sim.order(orderId)!.metafields;
+    expect(m[METAFIELD('job_id')]?.value).toBe(courierOrder!.dispatchId);
+    expect(m[METAFIELD('courier_order_id')]?.value).toBe(courierOrder!.id);
+    expect(JSON.parse(m[METAFIELD('delivery_price')]!.value)).toEqual({ amount: courierOrder!.deliveryPrice, currency_code: 'ZAR' });
+    const call = sim.log.find((l) => l.operationName === 'MetafieldsSet')!;
+    expect(JSON.stringify(call.variables)).toContain(courierOrder!.dispatchId);
+  });
+
+  it('the same order delivered 3× under different webhook ids, and the same webhook 3×, books exactly one order', async () => {
+    const shop = 'dupes.myshopify.com';
+    const sim = await installShop(s, shop);
+    const payload = paidOrder();
+    sim.addOrder(payload);
+    const orderId = orderIdOfPayload(payload);
+    const results = await Promise.all([
+      postShopifyWebhook(s.app.url, 'orders/paid', shop, payload, { webhookId: 'dup-a' }),
+      postShopifyWebhook(s.app.url, 'orders/paid', shop, payload, { webhookId: 'dup-b' }),
+      postShopifyWebhook(s.app.url, 'orders/paid', shop, payload, { webhookId: 'dup-c' }),
+      postShopifyWebhook(s.app.url, 'orders/paid', shop, payload, { webhookId: 'dup-a' }),
+      postShopifyWebhook(s.app.url, 'orders/paid', shop, payload, { webhookId: 'dup-a' }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    await waitForStatus(s.app, shop, orderId, 'CREATED');
+    // Later redeliveries change nothing either.
+    await postShopifyWebhook(s.app.url, 'orders/paid', shop, payload, { webhookId: 'dup-d' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
+    expect(await s.app.db.delivery.count({ where: { shopifyOrderId: orderId } })).toBe(1);
+  });
+
+  it('5xx ×3, then 429, then a dropped answer after commit: exactly one order, delivery CREATED', async () => {
+    const shop = 'storm.myshopify.com';
+    const sim = await installShop(s, shop);
+    await s.courier.addFault([
+      { route: 'create', type: 'status', status: 503, count: 3 },
+      { route: 'create', type: 'status', status: 429, retryAfter: '1' },
+      { route: 'create', type: 'drop_after_commit' },
+    ]);
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED', 30_000);
+    expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
+    const creates = (await s.courier.requests({ route: 'create' })).filter((r) => r.idempotencyKey === d.idempotencyKey);
+    expect(creates.length).toBeGreaterThanOrEqual(6);
+    // Every retry sent the same key and the same bytes.
+    expect(new Set(creates.map((r) => r.bodySha256)).size).toBe(1);
+  });
+
+  it('an order the courier refuses needs attention, with the courier message, and is not retried', async () => {
+    const shop = 'refused.myshopify.com';
+    const sim = await installShop(s, shop, { environment: { pickupStoreId: 'store_not_ours' } });
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'NEEDS_ATTENTION');
+    expect(d.reasonCode).toBe('courier_rejected');
+    expect(d.reason).toMatch(/store/i);
+    expect((await s.courier.requests({ route: 'create' })).length).toBe(1);
+  });
+
+  it('skips orders the rules exclude, with the reason', async () => {
+    const shop = 'rules.myshopify.com';
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim, { shipping_lines: [{ title: 'Standard', code: 'standard' }] });
+    const d = await waitForStatus(s.app, shop, orderId, 'SKIPPED');
+    expect(d.reason).toBe("Shipping method 'Standard' is not one of your same-day methods (Same-day delivery)");
+    expect((await s.courier.stats()).createRequests).toBe(0);
+  });
+
+  it('a cancelled order is never dispatched; one cancelled after booking is flagged for the merchant', async () => {
+    const shop = 'cancel.myshopify.com';
+    const sim = await installShop(s, shop, { settings: { autoDispatch: false } });
+    const { orderId, payload } = await placeOrder(s, sim);
+    await waitForStatus(s.app, shop, orderId, 'SKIPPED');
+    await postShopifyWebhook(s.app.url, 'orders/cancelled', shop, { ...payload, cancelled_at: new Date().toISOString() });
+    expect((await deliveryOf(s.app, shop, orderId))!.reasonCode).toBe('cancelled');
+
+    await s.app.db.shop.update({ where: { domain: shop }, data: { settings: JSON.stringify({ autoDispatch: true }) } });
+    const booked = await placeOrder(s, sim);
+    await waitForStatus(s.app, shop, booked.orderId, 'CREATED');
+    await postShopifyWebhook(s.app.url, 'orders/cancelled', shop, { ...booked.payload, cancelled_at: new Date().toISOString() });
+    const d = await waitForStatus(s.app, shop, booked.orderId, 'CANCEL_REQUESTED_IN_SHOPIFY');
+    expect(d.reason).toContain(d.dispatchJobId!);
+    expect(await s.courier.ordersCreatedFor(orderId)).toBe(0);
+  });
+});
+
+describe('merchant-fixable problems', () => {
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'web/cli/main.ts'), ...args], {
+      env: { PATH: process.env.PATH, DATABASE_URL: s.app.config.databaseUrl, ENCRYPTION_KEY: s.app.env.ENCRYPTION_KEY!, LOG_LEVEL: 'error' },
+      encoding: 'utf8',
+    });
+
+  it.each([
+    ['missing coordinates', { shipping_address: { latitude: null, longitude: null } }, 'missing_coordinates', 'Shipping address has no coordinates', ['--lat=-26.1076', '--lng=28.0567']],
+    ['a bad phone', { shipping_address: { phone: '0825' }, phone: null, customer: { phone: null } }, 'invalid_phone', "Phone '0825' is not a valid ZA number", ['--phone', '082 555 1234']],
+    ['no shipping address', { shipping_address: null }, 'no_shipping_address', 'No shipping address', null],
+  ] as const)('%s → NEEDS_ATTENTION, zero courier calls; fixed through the CLI → CREATED', async (_name, changes, code, reason, fix) => {
+    const shop = `fix-${code.replace(/_/g, '-')}.myshopify.com`;
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim, changes as Record<string, unknown>);
+    const d = await waitForStatus(s.app, shop, orderId, 'NEEDS_ATTENTION');
+    expect(d.reasonCode).toBe(code);
+    expect(d.reason).toBe(reason);
+    expect((await s.courier.stats()).createRequests).toBe(0);
+    if (!fix) return;
+
+    const r = cli('fix', shop, d.orderName!, ...fix);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/Corrected and queued/);
+    s.app.ctx.queue.notify();
+    const done = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
+    expect(done.generation).toBe(1); // nothing was ever sent, so the first key is still unused
+  });
+
+  it('the CLI names what is wrong in one line and exits non-zero', async () => {
+    const r = cli('fix', 'nowhere.myshopify.com', '#1');
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe("error: no delivery '#1' for nowhere.myshopify.com");
+  });
+});
+
+describe.runIf(testProvider() === 'postgres')('several app instances on one PostgreSQL database', () => {
+  it('200 orders sent to two instances book exactly 200 courier orders', async () => {
+    const { startTestApp } = await import('../support/app.ts');
+    const second = await startTestApp({ ...s.app.env, PORT: '0' }, { databaseUrl: s.app.config.databaseUrl, keepDatabase: true });
+    try {
+      const shop = 'scale.myshopify.com';
+      const sim = await installShop(s, shop);
+      const orders = Array.from({ length: 200 }, () => paidOrder());
+      for (const o of orders) sim.addOrder(o);
+      const targets = [s.app.url, second.url];
+      for (let i = 0; i < orders.length; i += 20) {
+        await Promise.all(orders.slice(i, i + 20).map((o, j) => postShopifyWebhook(targets[(i + j) % 2]!, 'orders/paid', shop, o)));
+      }
+      await waitFor(async () => (await s.app.db.delivery.count({ where: { shop: { domain: shop }, status: 'CREATED' } })) === 200, '200 deliveries CREATED', 60_000);
+      const stats = await s.courier.stats();
+      expect(stats.ordersCreated).toBe(200);
+      expect(Object.values(stats.ordersByReference).every((n) => n === 1)).toBe(true);
+    } finally {
+      await second.close();
+    }
+  }, 90_000);
+});

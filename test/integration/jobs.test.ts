@@ -1,0 +1,447 @@
+// The durable job queue (web/jobs) on a real database: SQLite (in-process
+// worker over the Job table) or PostgreSQL (pg-boss), per the test project.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../web/db/client.ts';
+import { createJobQueue, type Job, type JobQueue, type JobQueueOptions } from '../../web/jobs/index.ts';
+import { createLogger } from '../../web/ops/logger.ts';
+import { dropDatabase, freshDatabaseUrl, openTestDatabase, testProvider } from '../support/db.ts';
+import { ROOT } from '../support/paths.ts';
+import { waitFor } from '../support/process.ts';
+
+const provider = testProvider();
+const pg = provider === 'postgres';
+const log = createLogger({ level: process.env.JOBS_TEST_LOG ?? 'silent' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// Small numbers so retries and crash recovery take seconds. pg-boss counts
+// retry delays in whole seconds (at least 1 s) and polls at least every 0.5 s.
+const FAST: Omit<JobQueueOptions, 'log'> = {
+  pollIntervalMs: pg ? 500 : 50,
+  leaseMs: 2_000,
+  defaults: { baseDelayMs: 100, maxDelayMs: 2_000 },
+  pgboss: { expireInSeconds: 3, superviseIntervalSeconds: 1 },
+};
+
+let url: string;
+let database: Database;
+const open: JobQueue[] = [];
+
+async function newQueue(db: Database = database, extra: Partial<JobQueueOptions> = {}): Promise<JobQueue> {
+  const q = await createJobQueue(db, { log, ...FAST, ...extra });
+  open.push(q);
+  return q;
+}
+
+/** A started queue with no workers, for reading job rows. */
+async function inspector(): Promise<JobQueue> {
+  const q = await newQueue();
+  await q.start();
+  return q;
+}
+
+function enqueueCommitted<T>(q: JobQueue, name: string, data: T, opts?: Parameters<JobQueue['enqueue']>[3]) {
+  return database.db.$transaction((tx) => q.enqueue(tx, name, data, opts));
+}
+
+async function stateOf(q: JobQueue, name: string, id: string) {
+  return (await q.getJob(name, id))?.state;
+}
+
+beforeAll(async () => {
+  url = await freshDatabaseUrl();
+  database = await openTestDatabase(url);
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((q) => q.stop({ graceMs: 0 })));
+});
+
+afterAll(async () => {
+  await database?.close();
+  if (url) await dropDatabase(url);
+});
+
+describe(`job queue on ${provider}`, () => {
+  it('uses the backend of the database', async () => {
+    const q = await newQueue();
+    expect(q.backend).toBe(pg ? 'pg-boss' : 'sqlite');
+  });
+
+  it('runs a job enqueued in a committed transaction once, with its data; a rolled-back one never', async () => {
+    const seen: Array<{ id: string; data: unknown; attempt: number }> = [];
+    const q = await newQueue();
+    await q.work<{ deliveryId: string }>('tx-dispatch', async (job) => {
+      seen.push({ id: job.id, data: job.data, attempt: job.attempt });
+    });
+    await q.start();
+
+    // Delivery row + job in one transaction that rolls back: neither exists.
+    let rolledBack: string | null = null;
+    await expect(
+      database.db.$transaction(async (tx) => {
+        const shop = await tx.shop.create({ data: { domain: 'rollback.myshopify.com' } });
+        const d = await tx.delivery.create({ data: { shopId: shop.id, shopifyOrderId: '1001', status: 'PENDING', orderJson: '{}' } });
+        rolledBack = await q.enqueue(tx, 'tx-dispatch', { deliveryId: d.id });
+        throw new Error('webhook handler failed');
+      }),
+    ).rejects.toThrow('webhook handler failed');
+    q.notify();
+    expect(rolledBack).toMatch(/^[0-9a-f-]{36}$/);
+
+    // The same, committed: both exist and the job runs.
+    let deliveryId = '';
+    const committed = await database.db.$transaction(async (tx) => {
+      const shop = await tx.shop.create({ data: { domain: 'commit.myshopify.com' } });
+      const d = await tx.delivery.create({ data: { shopId: shop.id, shopifyOrderId: '1002', status: 'PENDING', orderJson: '{}' } });
+      deliveryId = d.id;
+      const id = await q.enqueue(tx, 'tx-dispatch', { deliveryId: d.id });
+      if (pg) {
+        // Not visible to other connections (pg-boss's own pool) before commit.
+        expect(await q.getJob('tx-dispatch', id!)).toBeNull();
+      }
+      return id;
+    });
+    q.notify();
+
+    await waitFor(async () => (await stateOf(q, 'tx-dispatch', committed!)) === 'completed', 'the committed job to complete');
+    await sleep(pg ? 1_200 : 300); // time enough for a wrongly queued job to run too
+    expect(seen).toEqual([{ id: committed, data: { deliveryId }, attempt: 1 }]);
+    expect(await q.getJob('tx-dispatch', rolledBack!)).toBeNull();
+    expect(await database.db.shop.count({ where: { domain: 'rollback.myshopify.com' } })).toBe(0);
+    expect(await database.db.delivery.count({ where: { id: deliveryId } })).toBe(1);
+  });
+
+  it('keeps at most one queued-or-running job per singletonKey', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const ran: string[] = [];
+    const q = await newQueue();
+    await q.work<{ n: number }>('single', async (job) => {
+      ran.push(`${job.data.n}`);
+      await gate;
+    });
+    await q.start();
+
+    // Queued: a second job under the key, even in the same transaction, is not written.
+    const [a, b] = await database.db.$transaction(async (tx) => [
+      await q.enqueue(tx, 'single', { n: 1 }, { singletonKey: 'order-1' }),
+      await q.enqueue(tx, 'single', { n: 2 }, { singletonKey: 'order-1' }),
+    ]);
+    expect(a).toBeTruthy();
+    expect(b).toBeNull();
+    expect(await enqueueCommitted(q, 'single', { n: 3 }, { singletonKey: 'order-1' })).toBeNull();
+    // Another key, or another queue name with the same key, is independent.
+    const other = await enqueueCommitted(q, 'single', { n: 4 }, { singletonKey: 'order-2' });
+    expect(other).toBeTruthy();
+    expect(await enqueueCommitted(q, 'single-other', { n: 5 }, { singletonKey: 'order-1' })).toBeTruthy();
+
+    // Running: still taken.
+    q.notify();
+    await waitFor(async () => (await stateOf(q, 'single', a!)) === 'active', 'the first job to start');
+    expect(await enqueueCommitted(q, 'single', { n: 6 }, { singletonKey: 'order-1' })).toBeNull();
+
+    // Finished: the key is free again.
+    release();
+    await waitFor(async () => (await stateOf(q, 'single', a!)) === 'completed', 'the first job to complete');
+    const again = await enqueueCommitted(q, 'single', { n: 7 }, { singletonKey: 'order-1' });
+    expect(again).toBeTruthy();
+    q.notify();
+    await waitFor(async () => (await stateOf(q, 'single', again!)) === 'completed', 'the re-enqueued job to complete');
+    expect(ran.sort()).toEqual(['1', '4', '7']);
+
+    // A job that is waiting to retry also holds its key.
+    let failedOnce = false;
+    await q.work('single-retry', async () => {
+      if (!failedOnce) {
+        failedOnce = true;
+        throw new Error('transient');
+      }
+    }, { retry: { maxAttempts: 2, baseDelayMs: 1_000, maxDelayMs: 2_000 } });
+    const r = await enqueueCommitted(q, 'single-retry', {}, { singletonKey: 'k' });
+    q.notify();
+    await waitFor(async () => (await q.getJob('single-retry', r!))?.state === 'retry', 'the job to wait for its retry');
+    expect(await enqueueCommitted(q, 'single-retry', {}, { singletonKey: 'k' })).toBeNull();
+    await waitFor(async () => (await stateOf(q, 'single-retry', r!)) === 'completed', 'the retried job to complete');
+  });
+
+  it('retries a failing handler with growing delays until it succeeds', async () => {
+    const starts: number[] = [];
+    const exhausted: unknown[] = [];
+    const q = await newQueue();
+    await q.work('flaky', async (job) => {
+      starts.push(Date.now());
+      expect(job.attempt).toBe(starts.length);
+      expect(job.maxAttempts).toBe(4);
+      if (job.attempt < 3) throw new Error(`courier 503 on attempt ${job.attempt}`);
+    }, { retry: { maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 }, onExhausted: async (_j, e) => void exhausted.push(e) });
+    await q.start();
+    const id = await enqueueCommitted(q, 'flaky', { deliveryId: 'd1' });
+    q.notify();
+    await waitFor(async () => (await stateOf(q, 'flaky', id!)) === 'completed', 'the flaky job to succeed');
+
+    expect(starts).toHaveLength(3);
+    // Lower bounds only: attempt n waits at least base·2^(n-1) (pg-boss: base rounded up to 1 s).
+    const base = pg ? 1_000 : 200;
+    const [t1, t2, t3] = starts as [number, number, number];
+    expect(t2 - t1).toBeGreaterThanOrEqual(base - 50);
+    expect(t3 - t2).toBeGreaterThanOrEqual(2 * base - 50);
+    expect(exhausted).toEqual([]);
+    expect(await q.getJob('flaky', id!)).toMatchObject({ state: 'completed', attempts: 3, maxAttempts: null });
+  });
+
+  it("runs a job under its worker's policy, wherever it was enqueued, unless it has its own maxAttempts", async () => {
+    const producer = await newQueue(); // no workers, default policy (maxAttempts 5)
+    await producer.start();
+    const byWorker = await enqueueCommitted(producer, 'policy', { n: 1 });
+    const own = await enqueueCommitted(producer, 'policy', { n: 2 }, { maxAttempts: 1 });
+    await producer.stop();
+
+    const attempts: string[] = [];
+    const exhausted: Array<{ n: number; attempt: number; maxAttempts: number }> = [];
+    const worker = await newQueue();
+    await worker.work<{ n: number }>('policy', async (job) => {
+      attempts.push(`${job.data.n}:${job.attempt}/${job.maxAttempts}`);
+      throw new Error('always');
+    }, {
+      retry: { maxAttempts: 2, baseDelayMs: 50, maxDelayMs: 100 },
+      onExhausted: async (job) => void exhausted.push({ n: job.data.n, attempt: job.attempt, maxAttempts: job.maxAttempts }),
+    });
+    await worker.start();
+    await waitFor(async () => (await stateOf(worker, 'policy', byWorker!)) === 'failed' && (await stateOf(worker, 'policy', own!)) === 'failed', 'both jobs to fail');
+    expect(attempts.sort()).toEqual(['1:1/2', '1:2/2', '2:1/1']);
+    expect(exhausted.sort((a, b) => a.n - b.n)).toEqual([{ n: 1, attempt: 2, maxAttempts: 2 }, { n: 2, attempt: 1, maxAttempts: 1 }]);
+    expect((await worker.getJob('policy', own!))?.maxAttempts).toBe(1);
+  });
+
+  it('calls onExhausted once, with the last error, after the last attempt', async () => {
+    const attempts: number[] = [];
+    const calls: Array<{ job: Job<{ deliveryId: string }>; error: unknown }> = [];
+    const q = await newQueue();
+    await q.work<{ deliveryId: string }>('doomed', async (job) => {
+      attempts.push(job.attempt);
+      throw new Error(`courier down (attempt ${job.attempt})`);
+    }, { retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 200 }, onExhausted: async (job, error) => void calls.push({ job, error }) });
+    await q.start();
+    const id = await enqueueCommitted(q, 'doomed', { deliveryId: 'd2' });
+    q.notify();
+    await waitFor(async () => (await stateOf(q, 'doomed', id!)) === 'failed', 'the job to fail for good');
+    await sleep(pg ? 1_500 : 300); // nothing runs after that
+
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.job).toMatchObject({ id, name: 'doomed', data: { deliveryId: 'd2' }, attempt: 3, maxAttempts: 3 });
+    expect((calls[0]!.error as Error).message).toBe('courier down (attempt 3)');
+    expect((await q.getJob('doomed', id!))?.lastError).toBe('courier down (attempt 3)');
+  });
+
+  it('goes straight to onExhausted on an error with retryable: false', async () => {
+    let runs = 0;
+    const calls: unknown[] = [];
+    const permanent = Object.assign(new Error('No shipping address'), { retryable: false });
+    const q = await newQueue();
+    await q.work('permanent', async () => {
+      runs++;
+      throw permanent;
+    }, { retry: { maxAttempts: 5 }, onExhausted: async (_job, error) => void calls.push(error) });
+    await q.start();
+    const id = await enqueueCommitted(q, 'permanent', { deliveryId: 'd3' });
+    q.notify();
+    await waitFor(async () => (await stateOf(q, 'permanent', id!)) === 'failed', 'the job to fail');
+    await sleep(pg ? 1_500 : 300);
+    expect(runs).toBe(1);
+    expect(calls).toEqual([permanent]);
+  });
+
+  it('keeps a job that has not run across stop(); a new instance runs it', async () => {
+    const first = await newQueue();
+    await first.start(); // no worker for 'durable' here
+    const id = await enqueueCommitted(first, 'durable', { deliveryId: 'd4' });
+    await first.stop();
+
+    const seen: unknown[] = [];
+    const second = await newQueue();
+    await second.work('durable', async (job) => void seen.push(job.data));
+    await second.start();
+    await waitFor(async () => seen.length > 0, 'the new instance to run the job');
+    expect(seen).toEqual([{ deliveryId: 'd4' }]);
+    await waitFor(async () => (await stateOf(second, 'durable', id!)) === 'completed', 'the job to complete');
+  });
+
+  it('runs again a job whose instance stopped without grace mid-run', async () => {
+    let signal: AbortSignal | undefined;
+    const first = await newQueue();
+    await first.work('hang', (job) => {
+      signal = job.signal;
+      return new Promise<void>(() => {}); // never settles
+    });
+    await first.start();
+    const id = await enqueueCommitted(first, 'hang', { deliveryId: 'd5' });
+    first.notify();
+    await waitFor(async () => signal, 'the handler to start');
+    await first.stop({ graceMs: 0 });
+    expect(signal!.aborted).toBe(true);
+
+    const attempts: number[] = [];
+    const second = await newQueue();
+    await second.work('hang', async (job) => void attempts.push(job.attempt));
+    await second.start();
+    await waitFor(async () => (await stateOf(second, 'hang', id!)) === 'completed', 'the job to run again and complete');
+    expect(attempts).toEqual([2]);
+  });
+
+  it('runs again a job whose worker process was killed (SIGKILL) mid-run', async () => {
+    const producer = await newQueue();
+    await producer.start();
+    const id = await enqueueCommitted(producer, 'crash', { deliveryId: 'd6' });
+    await producer.stop();
+
+    // A real process, killed while its handler runs.
+    const mod = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, p)).href);
+    const script = `
+      const { openDatabase } = await import(${mod('web/db/client.ts')});
+      const { createJobQueue } = await import(${mod('web/jobs/index.ts')});
+      const { createLogger } = await import(${mod('web/ops/logger.ts')});
+      const database = await openDatabase(process.env.DATABASE_URL);
+      const queue = await createJobQueue(database, { log: createLogger({ level: 'silent' }), ...JSON.parse(process.env.FAST) });
+      await queue.work('crash', async (job) => {
+        console.log('STARTED ' + job.id + ' ' + job.attempt);
+        await new Promise(() => {});
+      });
+      await queue.start();
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: url, FAST: JSON.stringify(FAST) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise((r) => child.on('exit', r));
+    try {
+      await waitFor(async () => out.includes(`STARTED ${id} 1`), `the child to start the job (output: ${out})`);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+
+    const attempts: number[] = [];
+    const q = await newQueue();
+    await q.work('crash', async (job) => void attempts.push(job.attempt));
+    await q.start();
+    // SQLite: given back at start; pg-boss: after expireInSeconds (3 s) and a supervisor pass.
+    await waitFor(async () => (await stateOf(q, 'crash', id!)) === 'completed', 'the job to run again after the kill');
+    expect(attempts).toEqual([2]);
+  });
+
+  it('reports a job whose last attempt was lost to onExhausted', async () => {
+    const first = await newQueue();
+    let started = false;
+    await first.work('lost-last', () => {
+      started = true;
+      return new Promise<void>(() => {});
+    }, { retry: { maxAttempts: 1 } });
+    await first.start();
+    const id = await enqueueCommitted(first, 'lost-last', { deliveryId: 'd7' });
+    first.notify();
+    await waitFor(async () => started, 'the only attempt to start');
+    await first.stop({ graceMs: 0 });
+
+    let runs = 0;
+    const calls: Array<{ job: Job; error: unknown }> = [];
+    const second = await newQueue();
+    await second.work('lost-last', async () => void runs++, { retry: { maxAttempts: 1 }, onExhausted: async (job, error) => void calls.push({ job, error }) });
+    await second.start();
+    await waitFor(async () => (await stateOf(second, 'lost-last', id!)) === 'failed', 'the job to be failed');
+    expect(runs).toBe(0);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.job).toMatchObject({ id, attempt: 1, maxAttempts: 1 });
+    expect((calls[0]!.error as Error).message).toMatch(/^attempt 1 did not finish: .*(stopped|shut down)/);
+  });
+
+  it('stop() waits for a running handler to finish within its grace', async () => {
+    let started = false;
+    let finished = false;
+    const q = await newQueue();
+    await q.work('slow', async () => {
+      started = true;
+      await sleep(800);
+      finished = true;
+    });
+    await q.start();
+    const id = await enqueueCommitted(q, 'slow', {});
+    q.notify();
+    await waitFor(async () => started, 'the handler to start');
+    await q.stop({ graceMs: 10_000 });
+    expect(finished).toBe(true);
+    const reader = await inspector();
+    expect(await stateOf(reader, 'slow', id!)).toBe('completed');
+  });
+
+  it('every(): each interval bucket runs once across two instances', async () => {
+    const interval = pg ? 1_000 : 300;
+    const runs: Array<{ at: number; by: string }> = [];
+    const a = await newQueue();
+    const b = await newQueue();
+    await a.every('tick', interval, async ({ scheduledAt }) => void runs.push({ at: scheduledAt.getTime(), by: 'a' }));
+    await b.every('tick', interval, async ({ scheduledAt }) => void runs.push({ at: scheduledAt.getTime(), by: 'b' }));
+    await Promise.all([a.start(), b.start()]);
+    await waitFor(async () => new Set(runs.map((r) => r.at)).size >= 4, 'four buckets to run', 20_000);
+    await Promise.all([a.stop({ graceMs: 5_000 }), b.stop({ graceMs: 5_000 })]);
+
+    const perBucket = new Map<number, number>();
+    for (const r of runs) perBucket.set(r.at, (perBucket.get(r.at) ?? 0) + 1);
+    expect([...perBucket.values()].every((n) => n === 1)).toBe(true);
+    for (const at of perBucket.keys()) expect(at % interval).toBe(0);
+  });
+
+  it.runIf(pg)('two instances share 200 jobs, each handled exactly once', async () => {
+    const handled = new Map<number, number>();
+    const by = { a: 0, b: 0 };
+    const a = await newQueue();
+    const b = await newQueue();
+    for (const [q, tag] of [[a, 'a'], [b, 'b']] as const) {
+      await q.work<{ n: number }>('bulk', async (job) => {
+        handled.set(job.data.n, (handled.get(job.data.n) ?? 0) + 1);
+        by[tag]++;
+        await sleep(Math.floor(Math.random() * 10));
+      }, { concurrency: 5 });
+    }
+    await Promise.all([a.start(), b.start()]);
+    for (let batch = 0; batch < 4; batch++) {
+      await database.db.$transaction(async (tx) => {
+        for (let i = 0; i < 50; i++) await a.enqueue(tx, 'bulk', { n: batch * 50 + i });
+      });
+      a.notify();
+      b.notify();
+    }
+    await waitFor(async () => handled.size === 200, `all 200 jobs to run (${handled.size} so far)`, 60_000);
+    await sleep(1_500);
+    expect(handled.size).toBe(200);
+    expect([...handled.values()].filter((n) => n !== 1)).toEqual([]);
+    expect(by.a + by.b).toBe(200);
+  }, 90_000);
+
+  it.runIf(pg)('two instances can install pg-boss on a fresh database at the same time', async () => {
+    const freshUrl = await freshDatabaseUrl();
+    const fresh = await openTestDatabase(freshUrl);
+    try {
+      const a = await newQueue(fresh);
+      const b = await newQueue(fresh);
+      const seen: string[] = [];
+      await a.work('hello', async (job) => void seen.push(job.id));
+      await Promise.all([a.start(), b.start()]);
+      const id = await fresh.db.$transaction((tx) => b.enqueue(tx, 'hello', { x: 1 }));
+      a.notify();
+      await waitFor(async () => seen.includes(id!), 'the job to run');
+      await Promise.all([a.stop({ graceMs: 0 }), b.stop({ graceMs: 0 })]);
+    } finally {
+      await fresh.close();
+      await dropDatabase(freshUrl);
+    }
+  });
+});

@@ -1,0 +1,84 @@
+// One realistic set-up for integration tests: the real sandbox courier on
+// 127.0.0.1, the real app in-process over a fresh database, Shopify's servers
+// faked with MockAgent + simulated shops, and a shop installed through the
+// same code paths as production (session storage, settings store).
+import { Session } from '@shopify/shopify-api';
+import { startSandboxCourier, type RunningSandbox, type SandboxOptions } from '../../web/sandbox/courier.ts';
+import { SandboxControl } from '../../web/sandbox/control.ts';
+import { updateEnvironment, updateSettings, ensureShop } from '../../web/settings/store.ts';
+import type { RuntimeOptions } from '../../web/runtime.ts';
+import type { SimShop } from '../../web/shop-sim/admin-graphql.ts';
+import { startTestApp, type TestApp } from './app.ts';
+import { paidOrder, orderIdOfPayload, type OrderPayload } from './orders.ts';
+import { postShopifyWebhook } from './shopify.ts';
+import { fakeShopify, type FakeShopify } from './shopify-admin.ts';
+import { waitFor } from './process.ts';
+
+export const SANDBOX_CLIENT = { clientId: 'sandbox-client-id', clientSecret: 'sandbox-client-secret' };
+export const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef';
+
+export interface Scenario {
+  app: TestApp;
+  sandbox: RunningSandbox;
+  courier: SandboxControl;
+  shopify: FakeShopify;
+  close(): Promise<void>;
+}
+
+export async function startScenario(opts: { sandbox?: SandboxOptions; runtime?: Partial<RuntimeOptions>; env?: Record<string, string> } = {}): Promise<Scenario> {
+  const shopify = fakeShopify();
+  const sandbox = await startSandboxCourier({ stepIntervalMs: 0, webhooksEnabled: false, ...opts.sandbox });
+  const app = await startTestApp({ COURIER_TEST_BASE_URL: sandbox.url, ...opts.env }, { runtime: opts.runtime });
+  return {
+    app,
+    sandbox,
+    courier: new SandboxControl(sandbox.url),
+    shopify,
+    async close() {
+      await app.close();
+      await sandbox.close();
+      await shopify.restore();
+    },
+  };
+}
+
+/** Installs a shop: offline session, settings, test-environment courier credentials. */
+export async function installShop(s: Scenario, domain: string, opts: { settings?: Record<string, unknown>; environment?: Record<string, unknown>; app?: TestApp } = {}): Promise<SimShop> {
+  const app = opts.app ?? s.app;
+  const sim = s.shopify.shop(domain);
+  const { shopify, box } = app.server.services()!;
+  await shopify.config.sessionStorage.storeSession(
+    new Session({ id: shopify.api.session.getOfflineId(domain), shop: domain, state: 'installed', isOnline: false, accessToken: sim.accessToken, scope: shopify.api.config.scopes?.toString() }),
+  );
+  await ensureShop(app.db, domain);
+  await updateSettings(app.db, domain, { autoDispatch: true, ...opts.settings });
+  await updateEnvironment(app.db, box, domain, 'test', {
+    clientId: SANDBOX_CLIENT.clientId,
+    clientSecret: SANDBOX_CLIENT.clientSecret,
+    pickupStoreId: 'store_sandbox_001',
+    webhookSecret: WEBHOOK_SECRET,
+    ...opts.environment,
+  });
+  return sim;
+}
+
+/** Shopify holds the order; then it sends orders/paid. Returns the Shopify order id. */
+export async function placeOrder(s: Scenario, sim: SimShop, changes: OrderPayload = {}, opts: { webhookId?: string; appUrl?: string } = {}): Promise<{ orderId: string; payload: OrderPayload }> {
+  const payload = paidOrder(changes);
+  sim.addOrder(payload);
+  const r = await postShopifyWebhook(opts.appUrl ?? s.app.url, 'orders/paid', sim.domain, payload, { webhookId: opts.webhookId });
+  if (r.status !== 200) throw new Error(`orders/paid answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return { orderId: orderIdOfPayload(payload), payload };
+}
+
+export async function deliveryOf(app: TestApp, domain: string, orderId: string) {
+  return app.db.delivery.findFirst({ where: { shop: { domain }, shopifyOrderId: orderId }, include: { events: true } });
+}
+
+export async function waitForStatus(app: TestApp, domain: string, orderId: string, status: string | string[], timeoutMs = 20_000) {
+  const wanted = Array.isArray(status) ? status : [status];
+  return waitFor(async () => {
+    const d = await deliveryOf(app, domain, orderId);
+    return d && wanted.includes(d.status) ? d : null;
+  }, `delivery of order ${orderId} to reach ${wanted.join('/')}`, timeoutMs);
+}

@@ -1,0 +1,67 @@
+// The services the app's handlers, jobs and CLI share, built once per process.
+import { createHash } from 'node:crypto';
+import type { AppConfig } from './config/env.ts';
+import type { Database, Db } from './db/client.ts';
+import { DeliveryClient } from './delivery/index.ts';
+import type { JobQueue } from './jobs/queue.ts';
+import type { Logger } from './ops/logger.ts';
+import type { SecretBox } from './security/crypto.ts';
+import type { CourierAccess } from './settings/store.ts';
+import type { AdminApi } from './shopify/admin-api.ts';
+
+export interface AppContext {
+  config: AppConfig;
+  log: Logger;
+  database: Database;
+  db: Db;
+  box: SecretBox;
+  queue: JobQueue;
+  /** Shopify Admin GraphQL with the shop's offline token (null in the CLI without Shopify set up). */
+  admin: AdminApi;
+  courier: CourierClients;
+  now: () => number;
+}
+
+export interface CourierClientTuning {
+  retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number; deadlineMs?: number };
+  requestTimeoutMs?: number;
+}
+
+export class MissingCredentialsError extends Error {}
+
+/**
+ * One DeliveryClient per (shop, environment, credentials): the token cache is
+ * keyed the same way, so new credentials never reuse an old token.
+ */
+export class CourierClients {
+  readonly #clients = new Map<string, DeliveryClient>();
+  readonly #log: Logger;
+  readonly #tuning: CourierClientTuning;
+
+  constructor(log: Logger, tuning: CourierClientTuning = {}) {
+    this.#log = log;
+    this.#tuning = tuning;
+  }
+
+  for(shopDomain: string, access: CourierAccess): DeliveryClient {
+    if (!access.baseUrl || !access.clientId || !access.clientSecret) {
+      const missing = [!access.baseUrl && 'base URL', !access.clientId && 'client id', !access.clientSecret && 'client secret'].filter(Boolean);
+      throw new MissingCredentialsError(`Courier ${access.environment} credentials are incomplete: no ${missing.join(', ')}`);
+    }
+    const fingerprint = createHash('sha256').update(`${access.baseUrl}\n${access.clientId}\n${access.clientSecret}`).digest('hex').slice(0, 16);
+    const key = `${shopDomain}:${access.environment}:${fingerprint}`;
+    let client = this.#clients.get(key);
+    if (!client) {
+      client = new DeliveryClient({
+        baseUrl: access.baseUrl,
+        clientId: access.clientId,
+        clientSecret: access.clientSecret,
+        tokenCacheKey: key,
+        log: this.#log.child({ shop: shopDomain, environment: access.environment }),
+        ...this.#tuning,
+      });
+      this.#clients.set(key, client);
+    }
+    return client;
+  }
+}

@@ -1,0 +1,248 @@
+// The dispatch job: one PENDING delivery → one courier order.
+//
+// Exactly-once with the courier rests on two stored values per generation:
+// the request body (built once, then resent byte for byte) and its
+// Idempotency-Key. Both are committed BEFORE the first courier call, so a
+// crash at any instant replays the same key and body, and the courier returns
+// the original order instead of creating a second one:
+//   crash before the call        → the job reruns and sends it;
+//   crash during the call        → the job reruns; the courier dedupes by key;
+//   crash after the courier answered, before we stored it → same, and we store
+//                                  the replayed answer.
+import type { AppContext } from '../context.ts';
+import { MissingCredentialsError } from '../context.ts';
+import { DeliveryApiError, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
+import type { Tx } from '../db/client.ts';
+import { parseStoredSettings, type EnvironmentName } from '../settings/schema.ts';
+import { courierAccess } from '../settings/store.ts';
+import { DecryptionError } from '../security/crypto.ts';
+import { fetchAssignedLocationId, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
+import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
+import { formatCents, toCents } from './money.ts';
+import { orderGidOf, orderIdOf, OverridesSchema, parseOrderSnapshot } from './order.ts';
+import { addEvent, DISPATCH_JOB, problemsMessage, WRITEBACK_JOB, type DispatchJobData } from './service.ts';
+import type { Problem, ReasonCode } from './status.ts';
+
+export interface WritebackJobData {
+  deliveryId: string;
+}
+
+export const DISPATCH_RETRY = { maxAttempts: 10, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
+
+export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeof DISPATCH_RETRY> = {}): Promise<void> {
+  const policy = { ...DISPATCH_RETRY, ...retry };
+  await ctx.queue.work<DispatchJobData>(DISPATCH_JOB, (job) => runDispatch(ctx, job.data, job.attempt), {
+    concurrency: 8,
+    retry: policy,
+    onExhausted: (job, error) => markFailed(ctx, job.data, error),
+  });
+  await ctx.queue.work<WritebackJobData>(WRITEBACK_JOB, (job) => runWriteback(ctx, job.data), {
+    concurrency: 4,
+    retry: policy,
+    onExhausted: async (job, error) => {
+      await addEvent(ctx.db, job.data.deliveryId, { kind: 'writeback_failed', message: `Could not write the delivery to the Shopify order: ${errorMessage(error)}` });
+    },
+  });
+}
+
+async function attention(ctx: AppContext, d: { id: string; generation: number }, code: ReasonCode, message: string, extra: Record<string, unknown> = {}) {
+  await ctx.db.$transaction(async (tx) => {
+    const n = await tx.delivery.updateMany({
+      where: { id: d.id, generation: d.generation, status: 'PENDING' },
+      data: { status: 'NEEDS_ATTENTION', reasonCode: code, reason: message, ...extra },
+    });
+    if (n.count) await addEvent(tx, d.id, { kind: 'attention', message });
+  });
+  ctx.log.warn({ deliveryId: d.id, reason: code }, `delivery needs attention: ${message}`);
+}
+
+export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt = 1): Promise<void> {
+  const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
+  // Superseded (a newer generation), already done, or cancelled meanwhile: nothing to do.
+  if (!d || d.generation !== job.generation || d.status !== 'PENDING') return;
+  const log = ctx.log.child({ deliveryId: d.id, shop: d.shop.domain, orderName: d.orderName, attempt });
+  const env = (d.environment ?? 'test') as EnvironmentName;
+  const settings = parseStoredSettings(d.shop.settings);
+  const order = parseOrderSnapshot(JSON.parse(d.orderJson));
+  if (order.test && env === 'live') return attention(ctx, d, 'test_order_live', 'Test orders are never sent to the live courier');
+
+  let access;
+  try {
+    access = await courierAccess(ctx.db, ctx.box, d.shopId, env, ctx.config.courierBaseUrls);
+  } catch (e) {
+    if (!(e instanceof DecryptionError)) throw e;
+    // Waiting will not help: the key this process has cannot read the stored secrets.
+    return attention(ctx, d, 'missing_credentials', `The stored courier ${env} secrets cannot be read (${e.message}); enter them again`);
+  }
+  let client;
+  try {
+    client = ctx.courier.for(d.shop.domain, access);
+  } catch (e) {
+    if (e instanceof MissingCredentialsError) return attention(ctx, d, 'missing_credentials', e.message);
+    throw e;
+  }
+
+  let body = d.requestBody;
+  let key = d.idempotencyKey;
+  if (!body || !key) {
+    // First attempt of this generation: build the request once.
+    let locationId = order.location_id ?? null;
+    if (!locationId && Object.keys(access.locationStores).length > 0) {
+      locationId = await fetchAssignedLocationId(ctx.admin, d.shop.domain, orderGidOf(order));
+    }
+    const mapped = mapOrderToRequest(order, {
+      shopDomain: d.shop.domain,
+      environment: env,
+      settings,
+      pickupStoreId: access.pickupStoreId,
+      locationStores: access.locationStores,
+      locationId,
+      overrides: OverridesSchema.parse(JSON.parse(d.overridesJson || '{}')),
+    });
+    if (!mapped.ok) return attention(ctx, d, mapped.problems[0]!.code, problemsMessage(mapped.problems), { lastError: null });
+    body = serializeCreateOrder(mapped.request);
+    key = idempotencyKey(env, d.shop.domain, orderIdOf(order), d.generation);
+
+    if (settings.maxDeliveryPrice) {
+      const problem = await checkQuote(client, body, settings.maxDeliveryPrice);
+      if (problem) return attention(ctx, d, problem.code, problem.message);
+    }
+    const stored = await ctx.db.delivery.updateMany({
+      where: { id: d.id, generation: d.generation, status: 'PENDING', requestBody: null },
+      data: { requestBody: body, idempotencyKey: key },
+    });
+    if (stored.count !== 1) return; // another worker built it first; its job owns the call
+  }
+
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { tries: { increment: 1 } } });
+  let result: CreateOrderResult;
+  try {
+    result = await client.createOrder({ body, idempotencyKey: key });
+  } catch (e) {
+    // A 2xx we could not read may mean the order exists: only the same key and body may follow, so retry.
+    if (e instanceof DeliveryApiError && !e.retryable && e.kind !== 'bad_response') {
+      return attention(ctx, d, reasonForCourierError(e), `Courier refused the order: ${e.message}`, { lastError: e.message });
+    }
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { lastError: errorMessage(e) } });
+    log.warn({ err: errorMessage(e) }, 'courier create failed; the job will retry');
+    throw e instanceof DeliveryApiError && !e.retryable ? new Error(e.message) : e;
+  }
+  await recordCreated(ctx, d.id, d.generation, env, result);
+  ctx.queue.notify();
+  log.info({ courierOrderId: result.orderId, dispatchJobId: result.dispatchId, price: result.deliveryPrice, currency: result.currency }, 'courier order created');
+}
+
+async function checkQuote(client: ReturnType<AppContext['courier']['for']>, body: string, max: string): Promise<Problem | null> {
+  let quote;
+  try {
+    quote = await client.quote(body);
+  } catch (e) {
+    if (e instanceof DeliveryApiError && !e.retryable) return { code: reasonForCourierError(e), message: `Could not get a price quote: ${e.message}` };
+    throw e;
+  }
+  const price = toCents(quote.price);
+  const limit = toCents(max)!;
+  if (price === null) return { code: 'courier_rejected', message: `The courier quoted an unreadable price '${quote.price}'` };
+  if (price > limit) {
+    const cur = quote.currency ? ` ${quote.currency}` : '';
+    return { code: 'price_above_max', message: `Quoted price ${formatCents(price)}${cur} is above your maximum of ${formatCents(limit)}${cur}` };
+  }
+  return null;
+}
+
+/** Stores the courier's answer and queues the Shopify write-back, in one transaction. */
+export async function recordCreated(ctx: AppContext, deliveryId: string, generation: number, env: EnvironmentName, r: CreateOrderResult): Promise<void> {
+  await ctx.db.$transaction(async (tx) => {
+    const current = await tx.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
+    if (current.generation !== generation) return;
+    // Cancelled in Shopify while the call was in flight: the courier order exists, so say so.
+    const cancelled = current.status === 'SKIPPED' && current.reasonCode === 'cancelled';
+    await tx.delivery.update({
+      where: { id: deliveryId },
+      data: {
+        status: cancelled ? 'CANCEL_REQUESTED_IN_SHOPIFY' : current.status === 'PENDING' ? 'CREATED' : current.status,
+        ...(cancelled
+          ? { reasonCode: 'cancel_with_courier', reason: `Order was cancelled in Shopify while it was being booked: cancel courier job ${r.dispatchId} in the courier portal` }
+          : { reasonCode: null, reason: null }),
+        courierOrderId: r.orderId,
+        courierOrderStatus: r.orderStatus,
+        dispatchJobId: r.dispatchId,
+        requestId: r.requestId,
+        deliveryPrice: r.deliveryPrice,
+        currency: r.currency,
+        responseBody: r.responseText,
+        lastError: null,
+        dispatchedAt: current.dispatchedAt ?? new Date(),
+        writebackPending: true,
+        ...(r.deliveryId ? { courierDeliveryId: r.deliveryId } : {}),
+      },
+    });
+    await addCourierRefs(tx, deliveryId, current.shopId, env, generation, [
+      ['order', r.orderId],
+      ['dispatch', r.dispatchId],
+      ['delivery', r.deliveryId],
+    ]);
+    await addEvent(tx, deliveryId, {
+      kind: 'created',
+      status: r.orderStatus,
+      source: 'courier',
+      message: `Courier order ${r.orderId} created: job ${r.dispatchId}, ${r.deliveryPrice} ${r.currency}`,
+    });
+    await ctx.queue.enqueue<WritebackJobData>(tx, WRITEBACK_JOB, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}` });
+  });
+}
+
+/** Remembers every courier id of a delivery so webhooks can be matched whatever id they carry. */
+export async function addCourierRefs(tx: Tx, deliveryId: string, shopId: string, environment: string, generation: number, refs: Array<[string, string | null | undefined]>) {
+  for (const [kind, value] of refs) {
+    if (!value) continue;
+    const exists = await tx.courierRef.findFirst({ where: { shopId, environment, value, kind } });
+    if (!exists) await tx.courierRef.create({ data: { deliveryId, shopId, environment, generation, kind, value } });
+  }
+}
+
+async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown): Promise<void> {
+  const message = `Courier could not be reached after every retry: ${errorMessage(error)}`;
+  await ctx.db.$transaction(async (tx) => {
+    const n = await tx.delivery.updateMany({
+      where: { id: job.deliveryId, generation: job.generation, status: 'PENDING' },
+      data: { status: 'FAILED', reasonCode: 'courier_unavailable', reason: message, lastError: errorMessage(error) },
+    });
+    if (n.count) await addEvent(tx, job.deliveryId, { kind: 'failed', message });
+  });
+  ctx.log.error({ deliveryId: job.deliveryId, err: errorMessage(error) }, 'dispatch failed after the last attempt');
+}
+
+/** Order metafields and tag; retried on its own and never touches the courier. */
+export async function runWriteback(ctx: AppContext, job: WritebackJobData): Promise<void> {
+  const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
+  if (!d || !d.courierOrderId) return;
+  const orderGid = `gid://shopify/Order/${d.shopifyOrderId}`;
+  await setOrderMetafields(ctx.admin, d.shop.domain, orderGid, {
+    status: (d.courierStatus ?? d.courierOrderStatus ?? d.status).toString(),
+    jobId: d.dispatchJobId,
+    courierOrderId: d.courierOrderId,
+    price: d.deliveryPrice,
+    currency: d.currency,
+  });
+  await addOrderTag(ctx.admin, d.shop.domain, orderGid);
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { writebackPending: false } });
+  await addEvent(ctx.db, d.id, { kind: 'writeback', source: 'shopify', message: 'Shopify order updated: delivery metafields and tag' });
+}
+
+export function reasonForCourierError(e: DeliveryApiError): ReasonCode {
+  switch (e.kind) {
+    case 'credentials':
+      return 'courier_credentials';
+    case 'scope':
+      return 'courier_scope';
+    case 'conflict':
+      return 'idempotency_conflict';
+    default:
+      return 'courier_rejected';
+  }
+}
+
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

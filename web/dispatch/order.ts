@@ -1,0 +1,97 @@
+// The part of a Shopify order that dispatch needs, parsed tolerantly from the
+// orders/paid webhook (REST payload shape). Stored as Delivery.orderJson; it
+// holds personal data and is erased by customers/redact.
+import { z } from 'zod';
+
+const id = z.union([z.string(), z.number()]).transform(String);
+const optText = z.string().nullish().transform((v) => (v && v.trim() ? v.trim() : null));
+const optNumber = z
+  .union([z.number(), z.string()])
+  .nullish()
+  .transform((v) => (v === null || v === undefined || v === '' ? null : Number(v)))
+  .refine((v) => v === null || Number.isFinite(v));
+
+const AddressSchema = z.object({
+  name: optText,
+  first_name: optText,
+  last_name: optText,
+  company: optText,
+  address1: optText,
+  address2: optText,
+  city: optText,
+  province: optText,
+  zip: optText,
+  country: optText,
+  country_code: optText,
+  phone: optText,
+  latitude: optNumber,
+  longitude: optNumber,
+});
+
+export const OrderSnapshotSchema = z.object({
+  id,
+  admin_graphql_api_id: z.string().nullish(),
+  name: z.string().default(''),
+  email: optText,
+  contact_email: optText,
+  phone: optText,
+  note: optText,
+  currency: z.string().default(''),
+  total_price: z.union([z.string(), z.number()]).transform(String).default('0'),
+  source_name: optText,
+  test: z.boolean().default(false),
+  cancelled_at: optText,
+  financial_status: optText,
+  total_weight: optNumber,
+  location_id: id.nullish(),
+  customer: z.object({ id: id.nullish(), email: optText, phone: optText }).nullish(),
+  shipping_address: AddressSchema.nullish(),
+  shipping_lines: z
+    .array(z.object({ title: optText, code: optText, source: optText }))
+    .default([]),
+  line_items: z
+    .array(
+      z.object({
+        id: id.nullish(),
+        grams: optNumber,
+        quantity: z.number().default(1),
+        requires_shipping: z.boolean().default(true),
+        fulfillable_quantity: z.number().nullish(),
+      }),
+    )
+    .default([]),
+});
+
+export type OrderSnapshot = z.infer<typeof OrderSnapshotSchema>;
+export type Address = z.infer<typeof AddressSchema>;
+
+/** Merchant corrections applied on top of the snapshot (CLI / admin "fix and retry"). */
+export const OverridesSchema = z
+  .object({
+    phone: z.string().trim().min(3).max(32),
+    latitude: z.number().min(-90).max(90),
+    longitude: z.number().min(-180).max(180),
+  })
+  .partial();
+export type Overrides = z.infer<typeof OverridesSchema>;
+
+export class OrderPayloadError extends Error {}
+
+export function parseOrderSnapshot(payload: unknown): OrderSnapshot {
+  const r = OrderSnapshotSchema.safeParse(payload);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new OrderPayloadError(`order payload: ${issue.path.join('.') || '(root)'} ${issue.message}`);
+  }
+  return r.data;
+}
+
+/** The numeric order id as a string, from the GID when present (exact), else `id`. */
+export function orderIdOf(o: OrderSnapshot): string {
+  const m = o.admin_graphql_api_id?.match(/\/Order\/(\d+)$/);
+  return m ? m[1]! : o.id;
+}
+
+export function orderGidOf(o: OrderSnapshot): string {
+  return o.admin_graphql_api_id ?? `gid://shopify/Order/${orderIdOf(o)}`;
+}

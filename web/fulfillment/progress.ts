@@ -1,0 +1,172 @@
+// Courier delivery statuses: their progression rank, which are terminal, how
+// they map to Shopify fulfillment events, and what one event does to a
+// delivery. Pure: tested with tables in test/unit/fulfillment-progress.test.ts.
+//
+// The spec names one status (driver_assigned) and leaves the set open, so
+// ranks cover the statuses same-day couriers commonly use, with synonyms;
+// anything else is "unknown": recorded and shown, never applied, and nothing
+// is sent to Shopify for it.
+import type { FULFILLMENT_TRIGGERS, ShopifyEventStatus } from '../settings/schema.ts';
+import type { DeliveryStatus } from '../dispatch/status.ts';
+
+export const TERMINAL_RANK = 100;
+
+const RANKS: Record<string, number> = {
+  created: 5,
+  validated: 5,
+  accepted: 10,
+  confirmed: 10,
+  driver_assigned: 20,
+  courier_assigned: 20,
+  arriving_at_pickup: 25,
+  at_pickup: 25,
+  picked_up: 30,
+  collected: 30,
+  in_transit: 40,
+  delayed: 45,
+  out_for_delivery: 50,
+  arriving: 50,
+  attempted: 60,
+  delivery_attempted: 60,
+  delivered: TERMINAL_RANK,
+  completed: TERMINAL_RANK,
+  failed: TERMINAL_RANK,
+  cancelled: TERMINAL_RANK,
+  canceled: TERMINAL_RANK,
+  returned: TERMINAL_RANK,
+};
+
+const SUCCESS = new Set(['delivered', 'completed']);
+const FAILURE = new Set(['failed', 'cancelled', 'canceled', 'returned']);
+
+export const DEFAULT_EVENT_MAPPING: Record<string, ShopifyEventStatus> = {
+  driver_assigned: 'CONFIRMED',
+  courier_assigned: 'CONFIRMED',
+  picked_up: 'CARRIER_PICKED_UP',
+  collected: 'CARRIER_PICKED_UP',
+  in_transit: 'IN_TRANSIT',
+  out_for_delivery: 'OUT_FOR_DELIVERY',
+  arriving: 'OUT_FOR_DELIVERY',
+  delivered: 'DELIVERED',
+  completed: 'DELIVERED',
+  attempted: 'ATTEMPTED_DELIVERY',
+  delivery_attempted: 'ATTEMPTED_DELIVERY',
+  delayed: 'DELAYED',
+  failed: 'FAILURE',
+  cancelled: 'FAILURE',
+  canceled: 'FAILURE',
+  returned: 'FAILURE',
+};
+
+/** Lower-cases and trims; courier statuses are lower-case with underscores. */
+export function normaliseStatus(status: string): string {
+  return status.trim().toLowerCase().replace(/[\s-]+/g, '_');
+}
+
+export function rankOf(status: string): number | null {
+  return RANKS[normaliseStatus(status)] ?? null;
+}
+
+export const isTerminal = (status: string | null | undefined) => !!status && rankOf(status) === TERMINAL_RANK;
+export const isFailure = (status: string | null | undefined) => !!status && FAILURE.has(normaliseStatus(status));
+export const isSuccess = (status: string | null | undefined) => !!status && SUCCESS.has(normaliseStatus(status));
+
+export function shopifyEventFor(status: string, overrides: Record<string, ShopifyEventStatus> = {}): ShopifyEventStatus | null {
+  const s = normaliseStatus(status);
+  return overrides[s] ?? DEFAULT_EVENT_MAPPING[s] ?? null;
+}
+
+/** The rank at which the Shopify fulfillment is created, per the shop's trigger setting. */
+export function triggerRank(trigger: (typeof FULFILLMENT_TRIGGERS)[number]): number {
+  return trigger === 'accepted' ? RANKS.accepted! : trigger === 'driver_assigned' ? RANKS.driver_assigned! : TERMINAL_RANK;
+}
+
+export interface CurrentProgress {
+  status: DeliveryStatus;
+  courierStatus: string | null;
+  courierStatusRank: number;
+}
+
+export type EventDecision =
+  | { apply: false; why: 'unknown_status' | 'stale' | 'duplicate' | 'after_terminal' }
+  | { apply: true; courierStatus: string; rank: number; status: DeliveryStatus; attention: { code: 'courier_failed' | 'courier_cancelled'; message: string } | null };
+
+/**
+ * What one courier status does to a delivery. Lower ranks arriving late are
+ * recorded but do not move the status back; terminal statuses stay terminal.
+ */
+export function decideEvent(current: CurrentProgress, incoming: string): EventDecision {
+  const status = normaliseStatus(incoming);
+  const rank = rankOf(status);
+  if (rank === null) return { apply: false, why: 'unknown_status' };
+  if (current.courierStatusRank >= TERMINAL_RANK) {
+    return { apply: false, why: current.courierStatus === status ? 'duplicate' : 'after_terminal' };
+  }
+  if (rank < current.courierStatusRank) return { apply: false, why: 'stale' };
+  if (rank === current.courierStatusRank && current.courierStatus === status) return { apply: false, why: 'duplicate' };
+
+  let next: DeliveryStatus = current.status;
+  let attention: { code: 'courier_failed' | 'courier_cancelled'; message: string } | null = null;
+  if (FAILURE.has(status)) {
+    const cancelled = status === 'cancelled' || status === 'canceled';
+    attention = {
+      code: cancelled ? 'courier_cancelled' : 'courier_failed',
+      message: cancelled ? 'The courier cancelled the delivery; re-dispatch to book a new one' : `The courier reports the delivery ${status}; re-dispatch to book a new one`,
+    };
+    // A delivery the merchant already flagged as cancelled in Shopify keeps that status.
+    next = current.status === 'CANCEL_REQUESTED_IN_SHOPIFY' ? current.status : 'NEEDS_ATTENTION';
+    if (next !== 'NEEDS_ATTENTION') attention = null;
+  } else if (SUCCESS.has(status)) {
+    next = 'DELIVERED';
+  } else if (current.status === 'CREATED' || current.status === 'PENDING') {
+    next = 'IN_PROGRESS';
+  }
+  return { apply: true, courierStatus: status, rank, status: next, attention };
+}
+
+export interface AppliedStatus {
+  status: string;
+  rank: number;
+  occurredAt: Date;
+}
+
+export interface SyncInput {
+  booked: boolean;
+  courierStatus: string | null;
+  courierStatusRank: number;
+  fulfillmentId: string | null;
+  /** Rank of the last courier status already written to Shopify as an event (0 = none). */
+  shopifyRank: number;
+  /** Applied courier statuses, any order. */
+  history: AppliedStatus[];
+  trigger: (typeof FULFILLMENT_TRIGGERS)[number];
+  mapping: Record<string, ShopifyEventStatus>;
+}
+
+export interface SyncPlan {
+  createFulfillment: boolean;
+  /** Fulfillment events still to write, in progression order. */
+  events: Array<{ courierStatus: string; rank: number; event: ShopifyEventStatus; happenedAt: Date }>;
+}
+
+/**
+ * What Shopify should show next. The fulfillment is created once the trigger
+ * is reached (never for a delivery that failed first); after that every applied
+ * status above the watermark becomes one fulfillment event, in rank order.
+ */
+export function planSync(s: SyncInput): SyncPlan {
+  const failed = isFailure(s.courierStatus);
+  const reached =
+    s.trigger === 'accepted' ? s.booked : s.trigger === 'delivered' ? isSuccess(s.courierStatus) : s.courierStatusRank >= triggerRank(s.trigger);
+  const createFulfillment = !s.fulfillmentId && s.booked && reached && !failed;
+  if (!s.fulfillmentId && !createFulfillment) return { createFulfillment: false, events: [] };
+  const byRank = new Map<number, AppliedStatus>();
+  for (const h of [...s.history].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())) {
+    if (h.rank > s.shopifyRank && !byRank.has(h.rank)) byRank.set(h.rank, h);
+  }
+  const events = [...byRank.values()]
+    .sort((a, b) => a.rank - b.rank)
+    .map((h) => ({ courierStatus: h.status, rank: h.rank, event: shopifyEventFor(h.status, s.mapping), happenedAt: h.occurredAt }))
+    .filter((e): e is SyncPlan['events'][number] => e.event !== null);
+  return { createFulfillment, events };
+}

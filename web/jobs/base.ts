@@ -1,0 +1,258 @@
+// What both backends share: worker registration, argument checks, retry-policy
+// resolution, running one attempt and deciding what follows (runAttempt), and
+// every() on top of enqueue/work. A backend implements storage only: start and
+// stop, insert, the claim loop, and writing an attempt's outcome.
+import { randomUUID } from 'node:crypto';
+import type { Database, Tx } from '../db/client.ts';
+import type { Logger } from '../ops/logger.ts';
+import {
+  afterFailure,
+  assertInterval,
+  assertMaxAttempts,
+  assertQueueName,
+  backoffDelayMs,
+  bucketJobId,
+  DEFAULT_RETRY,
+  describeError,
+  isRetryable,
+  msUntilNextBucket,
+  resolveRetryPolicy,
+  timeBucket,
+} from './policy.ts';
+import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, RetryPolicy, WorkOptions } from './queue.ts';
+
+export interface Registration<T = unknown> {
+  name: string;
+  handler: (job: Job<T>) => Promise<void>;
+  concurrency: number;
+  retry: RetryPolicy;
+  onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
+}
+
+/** What an attempt leaves the backend to store. */
+export type Outcome =
+  | { kind: 'completed' }
+  | { kind: 'retry'; error: unknown; message: string; delayMs: number }
+  | { kind: 'failed'; error: unknown; message: string }
+  /** The job was given back while its handler ran (stop past grace, expiry): store nothing. */
+  | { kind: 'abandoned' };
+
+/** A validated enqueue, as handed to the backend. */
+export interface InsertRequest {
+  id: string;
+  name: string;
+  data: unknown;
+  singletonKey: string | null;
+  startAfterMs: number;
+  /** The job's own maxAttempts, or null: its worker's policy decides when it runs. */
+  maxAttempts: number | null;
+}
+
+export interface BaseOptions {
+  log: Logger;
+  defaults?: Partial<RetryPolicy>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DEFAULT_CONCURRENCY = 5;
+const DEFAULT_GRACE_MS = 10_000;
+
+interface Schedule {
+  name: string;
+  intervalMs: number;
+  timer: NodeJS.Timeout | null;
+}
+
+type Lifecycle = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
+
+export abstract class BaseJobQueue implements JobQueue {
+  abstract readonly backend: 'sqlite' | 'pg-boss';
+  protected readonly database: Database;
+  protected readonly log: Logger;
+  protected readonly defaults: RetryPolicy;
+  protected readonly registrations = new Map<string, Registration>();
+  protected lifecycle: Lifecycle = 'new';
+  private readonly schedules = new Map<string, Schedule>();
+  private stopping: Promise<void> | null = null;
+
+  constructor(database: Database, opts: BaseOptions) {
+    this.database = database;
+    this.log = opts.log;
+    this.defaults = resolveRetryPolicy(DEFAULT_RETRY, opts.defaults);
+  }
+
+  // ---- backend hooks ----
+  protected abstract startBackend(): Promise<void>;
+  /** Starts claiming jobs for a registration (called once per name, after startBackend). */
+  protected abstract startWorker(reg: Registration): Promise<void>;
+  protected abstract insert(tx: Tx, req: InsertRequest): Promise<string | null>;
+  protected abstract stopBackend(graceMs: number): Promise<void>;
+  abstract notify(): void;
+  abstract getJob(name: string, id: string): Promise<JobInfo | null>;
+
+  // ---- JobQueue ----
+  async work<T>(name: string, handler: (job: Job<T>) => Promise<void>, opts: WorkOptions<T> = {}): Promise<void> {
+    assertQueueName(name);
+    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
+    if (this.registrations.has(name)) throw new Error(`a worker for jobs named ${name} is already registered`);
+    if (this.lifecycle === 'stopping' || this.lifecycle === 'stopped') throw new Error('the job queue is stopped');
+    const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 100) throw new RangeError('concurrency must be an integer from 1 to 100');
+    const reg: Registration<T> = { name, handler, concurrency, retry: resolveRetryPolicy(this.defaults, opts.retry) };
+    if (opts.onExhausted) reg.onExhausted = opts.onExhausted;
+    this.registrations.set(name, reg as Registration);
+    if (this.lifecycle === 'started') await this.startWorker(reg as Registration);
+  }
+
+  async start(): Promise<void> {
+    if (this.lifecycle !== 'new') throw new Error(`the job queue cannot start: it is ${this.lifecycle}`);
+    this.lifecycle = 'starting';
+    try {
+      await this.startBackend();
+      // A work() call during start lands in the map and is visited here.
+      for (const reg of this.registrations.values()) {
+        if (this.isStopping()) break;
+        await this.startWorker(reg);
+      }
+    } catch (e) {
+      if (this.isStopping()) return;
+      this.lifecycle = 'new';
+      throw e;
+    }
+    if (this.isStopping()) return; // stop() was called meanwhile; it stops what did start
+    this.lifecycle = 'started';
+    for (const s of this.schedules.values()) void this.tick(s);
+    this.log.info({ backend: this.backend, queues: [...this.registrations.keys()] }, 'job queue started');
+  }
+
+  async enqueue<T>(tx: Tx, name: string, data: T, opts: EnqueueOptions = {}): Promise<string | null> {
+    assertQueueName(name);
+    const maxAttempts = opts.maxAttempts ?? null;
+    if (maxAttempts !== null) assertMaxAttempts(maxAttempts);
+    const startAfterMs = opts.startAfterMs ?? 0;
+    if (!Number.isFinite(startAfterMs) || startAfterMs < 0) throw new RangeError('startAfterMs must be >= 0');
+    const key = opts.singletonKey ?? null;
+    if (key !== null && (typeof key !== 'string' || key.length === 0 || key.length > 200)) {
+      throw new TypeError('singletonKey must be a string of 1-200 characters');
+    }
+    if (opts.id !== undefined && !UUID.test(opts.id)) throw new TypeError('id must be a lower-case UUID');
+    const req: InsertRequest = {
+      id: opts.id ?? randomUUID(),
+      name,
+      data: data === undefined ? null : data,
+      singletonKey: key,
+      startAfterMs,
+      maxAttempts,
+    };
+    const id = await this.insert(tx, req);
+    this.log.debug({ jobId: id ?? req.id, queue: name, duplicate: id === null, startAfterMs }, id ? 'job enqueued' : 'job not enqueued: duplicate');
+    return id;
+  }
+
+  async every(name: string, intervalMs: number, handler: (run: EveryRun) => Promise<void>): Promise<void> {
+    assertInterval(intervalMs);
+    if (this.schedules.has(name)) throw new Error(`${name} is already scheduled`);
+    await this.work<{ scheduledAt: string }>(name, (job) => handler({ scheduledAt: new Date(job.data.scheduledAt), jobId: job.id }), {
+      concurrency: 1,
+      retry: { maxAttempts: 1 },
+    });
+    const s: Schedule = { name, intervalMs, timer: null };
+    this.schedules.set(name, s);
+    if (this.lifecycle === 'started') void this.tick(s);
+  }
+
+  stop(opts: { graceMs?: number } = {}): Promise<void> {
+    if (this.stopping) return this.stopping;
+    const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
+    const wasRunning = this.lifecycle === 'started' || this.lifecycle === 'starting';
+    this.lifecycle = 'stopping';
+    for (const s of this.schedules.values()) if (s.timer) clearTimeout(s.timer);
+    this.stopping = (async () => {
+      try {
+        if (wasRunning) await this.stopBackend(Math.max(0, graceMs));
+      } finally {
+        this.lifecycle = 'stopped';
+        this.log.info({ backend: this.backend }, 'job queue stopped');
+      }
+    })();
+    return this.stopping;
+  }
+
+  // ---- shared logic ----
+  /** stop() has been called (the lifecycle field is narrowed by TS after assignments; read it fresh). */
+  protected isStopping(): boolean {
+    const l: Lifecycle = this.lifecycle;
+    return l === 'stopping' || l === 'stopped';
+  }
+
+  /**
+   * Runs one claimed attempt and decides what follows. `previousError` is what
+   * the last attempt recorded, used when this claim exists only to report a
+   * lost last attempt (attempt > maxAttempts: the worker running attempt
+   * maxAttempts died or timed out, so the job was claimed once more).
+   */
+  protected async runAttempt(reg: Registration, job: Job, previousError: string | null): Promise<Outcome> {
+    const log = this.log.child({ jobId: job.id, queue: job.name, attempt: job.attempt, maxAttempts: job.maxAttempts });
+    if (job.attempt > job.maxAttempts) {
+      const error = new Error(`attempt ${job.maxAttempts} did not finish: ${previousError ?? 'the worker stopped'}`);
+      return this.exhaust(reg, { ...job, attempt: job.maxAttempts }, error, log);
+    }
+    const started = Date.now();
+    log.debug('job started');
+    try {
+      await reg.handler(job);
+    } catch (error) {
+      if (job.signal.aborted) {
+        log.warn({ err: describeError(error) }, 'job failed after it was given back; its result is discarded');
+        return { kind: 'abandoned' };
+      }
+      const message = describeError(error);
+      if (afterFailure(job.attempt, job.maxAttempts, isRetryable(error)) === 'retry') {
+        const delayMs = backoffDelayMs(reg.retry, job.attempt, Math.random());
+        log.warn({ err: message, delayMs, ms: Date.now() - started }, 'job failed; will retry');
+        return { kind: 'retry', error, message, delayMs };
+      }
+      return this.exhaust(reg, job, error, log);
+    }
+    if (job.signal.aborted) {
+      log.warn('job finished after it was given back; it will run again');
+      return { kind: 'abandoned' };
+    }
+    log.debug({ ms: Date.now() - started }, 'job completed');
+    return { kind: 'completed' };
+  }
+
+  private async exhaust(reg: Registration, job: Job, error: unknown, log: Logger): Promise<Outcome> {
+    const message = describeError(error);
+    log.error({ err: message, retryable: isRetryable(error) }, 'job failed for good');
+    if (reg.onExhausted) {
+      try {
+        await reg.onExhausted(job, error);
+      } catch (hookError) {
+        log.error({ err: describeError(hookError) }, 'onExhausted hook failed');
+      }
+    }
+    return { kind: 'failed', error, message };
+  }
+
+  /** One bucket of an every() schedule: enqueue its job (first instance wins), then wait for the next. */
+  private async tick(s: Schedule): Promise<void> {
+    s.timer = null;
+    if (this.lifecycle !== 'started') return;
+    const bucket = timeBucket(Date.now(), s.intervalMs);
+    try {
+      const id = await this.database.db.$transaction((tx) =>
+        this.enqueue(tx, s.name, { bucket, scheduledAt: new Date(bucket * s.intervalMs).toISOString() }, {
+          id: bucketJobId(s.name, s.intervalMs, bucket),
+          maxAttempts: 1,
+        }),
+      );
+      if (id) this.notify();
+    } catch (e) {
+      if (this.lifecycle === 'started') this.log.warn({ queue: s.name, err: describeError(e) }, 'could not enqueue recurring job');
+    }
+    if (this.lifecycle !== 'started') return;
+    // A few ms past the boundary, so the next tick lands in the next bucket.
+    s.timer = setTimeout(() => void this.tick(s), msUntilNextBucket(Date.now(), s.intervalMs) + 5);
+  }
+}

@@ -1,0 +1,39 @@
+// Chooses the job-queue backend by database provider. See queue.ts for the
+// interface and its guarantees.
+import type { Database } from '../db/client.ts';
+import type { Logger } from '../ops/logger.ts';
+import { PgBossJobQueue, type PgBossQueueOptions } from './pgboss.ts';
+import type { JobQueue, RetryPolicy } from './queue.ts';
+import { SqliteJobQueue } from './sqlite.ts';
+
+export type { EnqueueOptions, Job, JobInfo, JobQueue, JobState, RetryPolicy, WorkOptions } from './queue.ts';
+export { PermanentJobError } from './queue.ts';
+export { DEFAULT_RETRY } from './policy.ts';
+
+export interface JobQueueOptions {
+  log: Logger;
+  /** Identifies this process in claims and pg-boss's instance registry. */
+  instanceId?: string;
+  /** Idle poll interval (SQLite default 250 ms; pg-boss default 1000 ms, floor 500 ms). */
+  pollIntervalMs?: number;
+  /** SQLite claim lease, renewed while a handler runs (default 60 s). */
+  leaseMs?: number;
+  /** Queue-wide retry defaults; work(name, …, { retry }) overrides per name. */
+  defaults?: Partial<RetryPolicy>;
+  /** PostgreSQL only: pg-boss settings (schema, expireInSeconds, heartbeatSeconds, …). */
+  pgboss?: Omit<PgBossQueueOptions, 'log' | 'defaults' | 'instanceId' | 'pollIntervalMs'>;
+}
+
+export async function createJobQueue(database: Database, opts: JobQueueOptions): Promise<JobQueue> {
+  const log = opts.log.child({ component: 'jobs' });
+  const common = {
+    log,
+    ...(opts.instanceId !== undefined ? { instanceId: opts.instanceId } : {}),
+    ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
+    ...(opts.defaults !== undefined ? { defaults: opts.defaults } : {}),
+  };
+  if (database.provider === 'sqlite') {
+    return new SqliteJobQueue(database, { ...common, ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}) });
+  }
+  return new PgBossJobQueue(database, { ...opts.pgboss, ...common });
+}

@@ -1,0 +1,250 @@
+// PostgreSQL backend: pg-boss 12, in its own schema (default `pgboss`), safe
+// with any number of app instances on one database.
+//
+// ENQUEUE IN THE CALLER'S TRANSACTION. pg-boss's send() takes `db`, an
+// IDatabase whose executeSql(text, values) runs its INSERT. We pass pg-boss's
+// own Prisma adapter, fromPrisma(tx), which calls tx.$queryRawUnsafe(text,
+// ...values) on the caller's interactive transaction, so the job row commits
+// or rolls back with the Delivery row (verified in test/integration/jobs.test.ts:
+// a rolled-back transaction leaves no job; before commit the job is invisible
+// to other connections). The insert is a single statement with ON CONFLICT DO
+// NOTHING, so a singleton or id duplicate returns null without aborting the
+// caller's transaction. Before the insert, send() reads the queue's row
+// (cached) through pg-boss's own pool, and we create the queue if needed; both
+// happen outside the caller's transaction and write nothing about the job.
+//
+// QUEUES are created on first use with policy `exclusive`: pg-boss's unique
+// index on (name, singleton_key) over created/retry/active rows is what makes
+// singletonKey mean "one queued-or-running job per key". Under that policy a
+// job without a key would collide with every other keyless job, so each job
+// carries a key: `key:<singletonKey>` when the caller gave one, else
+// `id:<job id>` (unique, so no constraint).
+//
+// RETRIES are scheduled by pg-boss (retryDelay, retryBackoff, retryDelayMax):
+// the same curve as the SQLite backend, in whole seconds. work() writes the
+// worker's delays onto the queue's row (createQueue/updateQueue), and pg-boss
+// copies them into each job inserted after that. The decision to stop is the
+// worker's (base.ts runAttempt): a job enqueued without maxAttempts gets a
+// retry_limit pg-boss never reaches (policy.MAX_ATTEMPTS_BY_WORKER) and runs
+// under its worker's maxAttempts; one enqueued with maxAttempts gets
+// retry_limit = maxAttempts, one more claim than attempts. Either way a job
+// whose LAST attempt was lost (worker killed, expireInSeconds passed) is
+// claimed once more and reported to onExhausted instead of failing silently.
+// A job that fails for good is settled as `deadletter` (pg-boss: terminal, no
+// further retries; there is no dead letter queue) after onExhausted ran.
+//
+// CRASH RECOVERY: a job active for longer than expireInSeconds (default 300,
+// also the handler's time budget; pg-boss fails the attempt when it is
+// exceeded) is failed back to retry by any instance's supervisor, which looks
+// every superviseIntervalSeconds (default 30). With heartbeatSeconds (>= 10) a
+// dead worker is noticed after that long instead. Unlike SQLite, a restarted
+// instance cannot tell its predecessor's jobs from a live peer's, so it waits
+// for expiry like everyone else.
+//
+// START: pg-boss creates or migrates its schema under an advisory lock, so
+// instances starting together are fine. Cron scheduling is off (every() is
+// implemented on top of enqueue/work in base.ts); supervision (expiry,
+// retention) is on in every instance, coordinated by pg-boss.
+import { fromPrisma, PgBoss, type JobWithMetadata, type JobResult } from 'pg-boss';
+import type { Database, Tx } from '../db/client.ts';
+import { BaseJobQueue, type BaseOptions, type InsertRequest, type Registration } from './base.ts';
+import { describeError, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
+import type { Job, JobInfo, RetryPolicy } from './queue.ts';
+
+export interface PgBossQueueOptions extends BaseOptions {
+  instanceId?: string;
+  /** How often idle workers poll (default 1000 ms, at least 500). notify() wakes local workers at once. */
+  pollIntervalMs?: number;
+  /** pg-boss's schema (default `pgboss`). */
+  schema?: string;
+  /** Seconds a job may stay active before its attempt is failed and retried (default 300). */
+  expireInSeconds?: number;
+  /** Optional worker heartbeat (>= 10 s): a job whose heartbeat stops is retried after this long. */
+  heartbeatSeconds?: number;
+  /**
+   * How often lost jobs are looked for (default 30 s): pg-boss's supervise AND
+   * monitor intervals, since expiry runs in the per-queue monitor pass, which
+   * is throttled to monitorIntervalSeconds across all instances. Worst-case
+   * recovery of a crashed worker's job ≈ expireInSeconds (or heartbeatSeconds)
+   * + this + the retry delay.
+   */
+  superviseIntervalSeconds?: number;
+  /** pg-boss's own connection pool (default 5). */
+  poolSize?: number;
+  /** How long completed/failed jobs are kept (default 7 days). */
+  deleteAfterSeconds?: number;
+}
+
+const POLICY = 'exclusive';
+
+export class PgBossJobQueue extends BaseJobQueue {
+  readonly backend = 'pg-boss' as const;
+  private readonly boss: PgBoss;
+  private readonly pollIntervalSeconds: number;
+  private readonly expireInSeconds: number;
+  private readonly heartbeatSeconds: number | undefined;
+  private readonly deleteAfterSeconds: number;
+  private readonly queues = new Map<string, Promise<void>>();
+  private started = false;
+
+  constructor(database: Database, opts: PgBossQueueOptions) {
+    super(database, opts);
+    const target = database.target;
+    if (target.provider !== 'postgres') throw new Error('PgBossJobQueue needs a PostgreSQL database');
+    this.pollIntervalSeconds = Math.max(0.5, (opts.pollIntervalMs ?? 1000) / 1000);
+    this.expireInSeconds = opts.expireInSeconds ?? 300;
+    this.heartbeatSeconds = opts.heartbeatSeconds;
+    this.deleteAfterSeconds = opts.deleteAfterSeconds ?? 7 * 24 * 3600;
+    const c = target.config;
+    this.boss = new PgBoss({
+      host: c.host,
+      port: c.port,
+      user: c.user,
+      password: c.password,
+      database: c.database,
+      ssl: c.ssl,
+      options: c.options,
+      max: opts.poolSize ?? 5,
+      application_name: 'same-day-dispatch:jobs',
+      schema: opts.schema ?? 'pgboss',
+      createSchema: true,
+      migrate: true,
+      supervise: true,
+      schedule: false,
+      superviseIntervalSeconds: opts.superviseIntervalSeconds ?? 30,
+      monitorIntervalSeconds: opts.superviseIntervalSeconds ?? 30,
+      instanceName: opts.instanceId ?? 'same-day-dispatch',
+    });
+    this.boss.on('error', (error) => this.log.error({ err: describeError(error), queue: (error as { queue?: string }).queue }, 'pg-boss error'));
+    // Not w.data: a slow_query warning carries the statement's values, which can hold a job payload.
+    this.boss.on('warning', (w) => this.log.warn({ warning: w.message, type: (w.data as { type?: unknown } | undefined)?.type }, 'pg-boss warning'));
+  }
+
+  protected async startBackend(): Promise<void> {
+    await this.boss.start();
+    this.started = true;
+  }
+
+  private queueOptions(retry: RetryPolicy) {
+    return {
+      ...pgBossQueueRetry(retry),
+      expireInSeconds: this.expireInSeconds,
+      deleteAfterSeconds: this.deleteAfterSeconds,
+      ...(this.heartbeatSeconds ? { heartbeatSeconds: this.heartbeatSeconds } : {}),
+    };
+  }
+
+  /**
+   * Creates the queue once per process (in the database it is idempotent: ON
+   * CONFLICT DO NOTHING, so an existing queue keeps its settings). Created
+   * from an enqueue, it carries the default delays until a worker registers.
+   */
+  private ensureQueue(name: string): Promise<void> {
+    let p = this.queues.get(name);
+    if (!p) {
+      p = (async () => {
+        await this.boss.createQueue(name, { policy: POLICY, ...this.queueOptions(this.registrations.get(name)?.retry ?? this.defaults) });
+        const q = await this.boss.getQueue(name);
+        if (q?.policy !== POLICY) {
+          throw new Error(`pg-boss queue ${name} has policy ${q?.policy}, expected ${POLICY}; singleton keys would not hold`);
+        }
+      })();
+      this.queues.set(name, p);
+      p.catch(() => this.queues.delete(name));
+    }
+    return p;
+  }
+
+  protected async startWorker(reg: Registration): Promise<void> {
+    await this.ensureQueue(reg.name);
+    // The worker's policy (and this instance's expiry settings) for jobs inserted from now on.
+    await this.boss.updateQueue(reg.name, this.queueOptions(reg.retry));
+    await this.boss.work(
+      reg.name,
+      {
+        localConcurrency: reg.concurrency,
+        batchSize: 1,
+        includeMetadata: true,
+        perJobResults: true,
+        pollingIntervalSeconds: this.pollIntervalSeconds,
+      },
+      (jobs: JobWithMetadata<unknown>[]) => Promise.all(jobs.map((j) => this.handle(reg, j))),
+    );
+  }
+
+  private async handle(reg: Registration, j: JobWithMetadata<unknown>): Promise<JobResult> {
+    const job: Job = {
+      id: j.id,
+      name: j.name,
+      data: j.data,
+      attempt: j.retryCount + 1,
+      maxAttempts: resolveMaxAttempts(j.retryLimit, reg.retry.maxAttempts),
+      signal: j.signal,
+    };
+    const outcome = await this.runAttempt(reg, job, recordedErrorMessage(j.output));
+    this.wakeBusyWorkers(reg.name);
+    switch (outcome.kind) {
+      case 'completed':
+        return { id: j.id, status: 'completed' };
+      case 'retry':
+        return { id: j.id, status: 'failed', output: { message: outcome.message } };
+      case 'failed':
+        return { id: j.id, status: 'deadletter', output: { message: outcome.message } };
+      case 'abandoned':
+        // pg-boss has already failed this attempt; what we return is not stored.
+        return { id: j.id, status: 'failed', output: { message: 'abandoned' } };
+    }
+  }
+
+  protected async insert(tx: Tx, req: InsertRequest): Promise<string | null> {
+    if (!this.started) throw new Error('start() the pg-boss job queue before enqueueing');
+    await this.ensureQueue(req.name);
+    return this.boss.send(req.name, req.data as object, {
+      db: fromPrisma(tx),
+      id: req.id,
+      singletonKey: req.singletonKey !== null ? `key:${req.singletonKey}` : `id:${req.id}`,
+      ...(req.startAfterMs > 0 ? { startAfter: req.startAfterMs / 1000 } : {}),
+      expireInSeconds: this.expireInSeconds,
+      ...(this.heartbeatSeconds ? { heartbeatSeconds: this.heartbeatSeconds } : {}),
+      // Delays come from the queue's row; the limit only when the job has its own.
+      ...(req.maxAttempts !== null ? { retryLimit: pgBossJobRetryLimit(req.maxAttempts) } : {}),
+    });
+  }
+
+  notify(): void {
+    if (!this.started) return;
+    for (const w of this.boss.getWipData()) this.boss.notifyWorker(w.id);
+  }
+
+  /**
+   * A pg-boss worker waits a full polling interval after every job, even with
+   * a backlog (burst mode does not apply at batchSize 1). Notifying the busy
+   * workers of this queue (among them the one running this job) makes each
+   * fetch again as soon as its job is settled; idle workers keep polling.
+   */
+  private wakeBusyWorkers(name: string): void {
+    for (const w of this.boss.getWipData()) if (w.name === name && w.count > 0) this.boss.notifyWorker(w.id);
+  }
+
+  async getJob(name: string, id: string): Promise<JobInfo | null> {
+    const [j] = await this.boss.findJobs<unknown>(name, { id });
+    if (!j) return null;
+    return {
+      id: j.id,
+      name: j.name,
+      state: j.state,
+      // retryCount counts re-claims; a job never claimed has 0 attempts.
+      attempts: j.startedOn ? j.retryCount + 1 : j.retryCount,
+      maxAttempts: j.retryLimit === MAX_ATTEMPTS_BY_WORKER.pgBossRetryLimit ? null : j.retryLimit,
+      lastError: recordedErrorMessage(j.output),
+    };
+  }
+
+  protected async stopBackend(graceMs: number): Promise<void> {
+    // Also when start() is still in progress: pg-boss's stop() waits for it.
+    this.started = false;
+    // graceful: stop fetching, wait up to `timeout` (pg-boss's floor: 1 s) for
+    // running handlers, then fail what is left back to retry and abort its signal.
+    await this.boss.stop({ graceful: graceMs > 0, timeout: Math.max(1000, graceMs), close: true });
+  }
+}

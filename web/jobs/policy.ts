@@ -1,0 +1,164 @@
+// Pure job-queue policy: retry decisions, backoff delays, time buckets for
+// every(), and how errors are recorded. No I/O, no clock reads (callers pass
+// `now` and `random`), so all of it is table-tested in test/unit/jobs-policy.test.ts.
+import { createHash } from 'node:crypto';
+import type { RetryPolicy } from './queue.ts';
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
+
+/** Queue names: what both backends accept (pg-boss's rule), at most 100 characters. */
+export const QUEUE_NAME = /^[\w.\-/]{1,100}$/;
+
+export function assertQueueName(name: string): void {
+  if (typeof name !== 'string' || !QUEUE_NAME.test(name)) {
+    throw new TypeError(`job queue name ${JSON.stringify(name)} must be 1-100 letters, digits, _ . - or /`);
+  }
+}
+
+/** Layers partial policies over a base and validates the result. */
+export function resolveRetryPolicy(base: RetryPolicy, ...overrides: Array<Partial<RetryPolicy> | undefined>): RetryPolicy {
+  const p: RetryPolicy = { ...base };
+  for (const o of overrides) {
+    if (!o) continue;
+    if (o.maxAttempts !== undefined) p.maxAttempts = o.maxAttempts;
+    if (o.baseDelayMs !== undefined) p.baseDelayMs = o.baseDelayMs;
+    if (o.maxDelayMs !== undefined) p.maxDelayMs = o.maxDelayMs;
+  }
+  assertMaxAttempts(p.maxAttempts);
+  if (!Number.isFinite(p.baseDelayMs) || p.baseDelayMs < 0) throw new RangeError('retry.baseDelayMs must be >= 0');
+  if (!Number.isFinite(p.maxDelayMs) || p.maxDelayMs < p.baseDelayMs) throw new RangeError('retry.maxDelayMs must be >= baseDelayMs');
+  return p;
+}
+
+export function assertMaxAttempts(n: number): void {
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new RangeError('maxAttempts must be an integer from 1 to 1000');
+}
+
+/**
+ * Delay before the next attempt after attempt `attempt` (1-based) failed:
+ *   min(maxDelayMs, baseDelayMs * 2^(attempt-1) * (1 + random))
+ * i.e. doubling, with up to 100% upward jitter, capped. The exponent stops
+ * growing at 16. This is exactly the curve pg-boss applies in SQL
+ * (retry_delay * 2^min(16, retry_count+1)/2 * (1 + random()), capped by
+ * retry_delay_max), so both backends back off the same way; pg-boss counts in
+ * whole seconds (see pgBossRetryOptions).
+ */
+export function backoffDelayMs(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, attempt: number, random: number): number {
+  const step = 2 ** Math.min(16, Math.max(1, attempt)) / 2;
+  const r = Math.min(Math.max(random, 0), 1);
+  return Math.round(Math.min(policy.maxDelayMs, policy.baseDelayMs * step * (1 + r)));
+}
+
+/** An error is retryable unless it carries `retryable: false`. */
+export function isRetryable(error: unknown): boolean {
+  return !(typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false);
+}
+
+export type AfterFailure = 'retry' | 'exhausted';
+
+/** What happens after attempt `attempt` of `maxAttempts` threw `error`. */
+export function afterFailure(attempt: number, maxAttempts: number, retryable: boolean): AfterFailure {
+  return retryable && attempt < maxAttempts ? 'retry' : 'exhausted';
+}
+
+/**
+ * A job's stored maxAttempts when it was enqueued without its own: the worker's
+ * policy decides when the job runs. SQLite stores 0; pg-boss stores this
+ * retry_limit, so pg-boss itself never gives up on such a job.
+ */
+export const MAX_ATTEMPTS_BY_WORKER = { sqlite: 0, pgBossRetryLimit: 1_000_000 } as const;
+
+/** The maxAttempts a claimed job runs under: its own if it was enqueued with one, else its worker's. */
+export function resolveMaxAttempts(stored: number, workerMaxAttempts: number): number {
+  return Number.isInteger(stored) && stored >= 1 && stored <= 1000 ? stored : workerMaxAttempts;
+}
+
+/**
+ * pg-boss queue retry settings for a worker's policy. Delays are whole
+ * seconds, at least 1 (pg-boss's own floor with backoff). retryLimit leaves
+ * the decision to the worker (MAX_ATTEMPTS_BY_WORKER).
+ */
+export function pgBossQueueRetry(policy: RetryPolicy) {
+  const retryDelay = Math.max(1, Math.ceil(policy.baseDelayMs / 1000));
+  return {
+    retryLimit: MAX_ATTEMPTS_BY_WORKER.pgBossRetryLimit,
+    retryDelay,
+    retryBackoff: true as const,
+    retryDelayMax: Math.max(retryDelay, Math.ceil(policy.maxDelayMs / 1000)),
+  };
+}
+
+/**
+ * pg-boss retry_limit for a job enqueued with its own maxAttempts: one more
+ * claim than attempts. The extra claim exists so that a job whose LAST attempt
+ * was lost (worker killed, expireInSeconds passed) is claimed once more and
+ * reported to onExhausted instead of failing silently (base.ts runAttempt).
+ */
+export function pgBossJobRetryLimit(maxAttempts: number): number {
+  return maxAttempts;
+}
+
+/** The time bucket `now` falls in, for work that runs once per interval. */
+export function timeBucket(nowMs: number, intervalMs: number): number {
+  assertInterval(intervalMs);
+  return Math.floor(nowMs / intervalMs);
+}
+
+/** Milliseconds from `nowMs` until the next bucket starts (always > 0). */
+export function msUntilNextBucket(nowMs: number, intervalMs: number): number {
+  assertInterval(intervalMs);
+  return (timeBucket(nowMs, intervalMs) + 1) * intervalMs - nowMs;
+}
+
+export function assertInterval(intervalMs: number): void {
+  if (!Number.isInteger(intervalMs) || intervalMs < 10) throw new RangeError('interval must be an integer number of milliseconds >= 10');
+}
+
+/**
+ * The job id of one bucket of recurring work: the same on every instance, so
+ * only the first instance to enqueue a bucket succeeds (both backends ignore an
+ * insert whose id exists, in any state, until retention deletes the row). A
+ * UUID-shaped SHA-256 prefix, because pg-boss ids are uuid columns.
+ */
+export function bucketJobId(name: string, intervalMs: number, bucket: number): string {
+  const h = createHash('sha256').update(`every\0${name}\0${intervalMs}\0${bucket}`).digest('hex');
+  // Version 8 (custom) and the RFC 9562 variant, so it is a well-formed UUID.
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * How a failure is recorded (SQLite `Job.lastError`, pg-boss job output) and
+ * logged: the error's name and message, one line, bounded. No stack, no payload.
+ */
+export function describeError(error: unknown, maxLength = 1000): string {
+  let text: string;
+  if (error instanceof Error) text = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
+  else if (typeof error === 'string') text = error;
+  else {
+    try {
+      text = JSON.stringify(error) ?? String(error);
+    } catch {
+      text = String(error);
+    }
+  }
+  text = text.replace(/\s+/g, ' ').trim() || 'unknown error';
+  return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
+}
+
+/**
+ * Reads back an error recorded by a previous attempt: our own `{ message }`
+ * output, pg-boss's `{ value: { message } }` (expiry) or `{ value: '...' }`
+ * (shutdown), or SQLite's `lastError` text.
+ */
+export function recordedErrorMessage(recorded: unknown): string | null {
+  if (recorded === null || recorded === undefined) return null;
+  if (typeof recorded === 'string') return recorded || null;
+  if (typeof recorded !== 'object') return String(recorded);
+  const o = recorded as { message?: unknown; value?: unknown };
+  if (typeof o.message === 'string') return o.message;
+  if (typeof o.value === 'string') return o.value;
+  if (typeof o.value === 'object' && o.value !== null && typeof (o.value as { message?: unknown }).message === 'string') {
+    return (o.value as { message: string }).message;
+  }
+  return Object.keys(o).length ? describeError(o) : null;
+}

@@ -1,0 +1,176 @@
+// The durable job queue: one small interface, two backends (web/jobs/index.ts
+// picks one by database provider).
+//
+//   PostgreSQL → pg-boss 12 (web/jobs/pgboss.ts), in its own schema (`pgboss`),
+//                safe with any number of app instances sharing the database.
+//   SQLite     → an in-process worker over the `Job` table (web/jobs/sqlite.ts),
+//                ONE app process per database file.
+//
+// GUARANTEES (both backends)
+//
+// 1. Transactional enqueue. `enqueue(tx, …)` writes the job through the caller's
+//    Prisma interactive transaction: the job exists if and only if that
+//    transaction commits. A webhook handler records its Delivery row and its
+//    dispatch job in one transaction; a rollback leaves neither. Call
+//    `notify()` after the commit so a local worker picks the job up at once
+//    (otherwise it waits for the next poll).
+//        const id = await db.$transaction(async (tx) => {
+//          const d = await tx.delivery.create({ data });
+//          return queue.enqueue(tx, 'dispatch', { deliveryId: d.id });
+//        });
+//        queue.notify();
+//
+// 2. Durability. Jobs are rows in the app's database. They survive stop(),
+//    restarts and crashes. Delivery is at-least-once: a job whose worker died
+//    mid-run is run again (SQLite: at once when the next process starts;
+//    pg-boss: once its `expireInSeconds` passes, or its heartbeat stops if
+//    `heartbeatSeconds` is set). Handlers must therefore be idempotent (the
+//    courier call is, via its stable Idempotency-Key).
+//
+// 3. Retries. A handler that resolves is done. One that throws is retried after
+//    an exponential, capped, jittered delay (policy.ts backoffDelayMs) until
+//    `maxAttempts` attempts have run. An error with `retryable === false` skips
+//    the remaining attempts.
+//
+// 4. Exhaustion. When a job will not run again (last attempt failed, a
+//    non-retryable error, or the last attempt was lost to a crash/timeout),
+//    `onExhausted(job, error)` is called, then the job is marked failed. In the
+//    normal path that is exactly once, with the handler's own error. If the
+//    process dies between the hook and marking the job failed, the hook runs
+//    again: make it idempotent (e.g. "set the delivery FAILED unless it already
+//    is"). A hook that throws is logged; the job is still marked failed.
+//
+// 5. Singletons. `singletonKey`: at most one job per (queue name, key) is
+//    queued, waiting to retry, or running; enqueueing another returns null and
+//    writes nothing. Enforced by the database (pg-boss's `exclusive` queue
+//    policy's unique index; SQLite's single-writer INSERT … WHERE NOT EXISTS).
+//    Once the job completes or fails, the key is free again.
+//
+// 6. Recurring work. `every(name, intervalMs, fn)` runs fn once per interval
+//    bucket (floor(now / intervalMs)) across all instances: each instance
+//    enqueues the current bucket's job under an id derived from (name,
+//    interval, bucket), and only the first insert of that id succeeds. Buckets
+//    during which no instance was running are skipped, not caught up. A failed
+//    run is not retried; the next bucket runs as usual.
+//
+// 7. Shutdown. `stop({ graceMs })` stops claiming, waits up to graceMs for
+//    running handlers, then gives back whatever is still running (it counts as
+//    a failed attempt and is retried; the handler's `job.signal` is aborted).
+//
+// NOT GUARANTEED: ordering between jobs; exactly-once execution (see 2); that
+// a handler which ignores `job.signal` stops when its job is given back.
+//
+// CONVENTIONS: payloads are JSON objects of ids only (they are stored in clear
+// and are never logged); names match /^[\w.\-/]{1,100}$/. Logs carry job id,
+// name and attempt, never the payload.
+import type { Tx } from '../db/client.ts';
+
+export interface Job<T = unknown> {
+  id: string;
+  name: string;
+  data: T;
+  /** 1-based number of this attempt. */
+  attempt: number;
+  maxAttempts: number;
+  /** Aborted when the queue gives the job back (stop() past its grace, or pg-boss's expiry). */
+  signal: AbortSignal;
+}
+
+/** Exponential backoff, capped, with jitter (policy.ts backoffDelayMs). */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface EnqueueOptions {
+  /** At most one queued, retrying or running job per (name, key); a duplicate returns null. */
+  singletonKey?: string;
+  /** Run no sooner than this many milliseconds after the enqueue. */
+  startAfterMs?: number;
+  /** This job's own attempt limit (default: its worker's policy, read when it runs). */
+  maxAttempts?: number;
+  /**
+   * A caller-chosen id (a UUID). If a job with this id exists in any state
+   * (until retention deletes it), nothing is written and null is returned.
+   * every() uses it for its per-bucket ids.
+   */
+  id?: string;
+}
+
+export interface WorkOptions<T> {
+  /** Jobs of this name run at once in this process (default 5). */
+  concurrency?: number;
+  /** This queue's retry policy, over the queue-wide defaults. */
+  retry?: Partial<RetryPolicy>;
+  /** Called when the job will not run again (guarantee 4). */
+  onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
+}
+
+/** What an every() handler is told about its run (it may ignore it). */
+export interface EveryRun {
+  /** Start of the interval bucket this run belongs to. */
+  scheduledAt: Date;
+  jobId: string;
+}
+
+export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+
+/** A job as stored, for operators and tests. */
+export interface JobInfo {
+  id: string;
+  name: string;
+  state: JobState;
+  /** Attempts started so far. */
+  attempts: number;
+  /** The job's own maxAttempts, or null when its worker's policy decides. */
+  maxAttempts: number | null;
+  /** The latest failed attempt's error (pg-boss drops it when the job completes). */
+  lastError: string | null;
+}
+
+export interface JobQueue {
+  readonly backend: 'sqlite' | 'pg-boss';
+  /**
+   * Registers the handler for jobs named `name`, before or after start(). Its
+   * retry policy governs the jobs it runs: maxAttempts (unless a job was
+   * enqueued with its own) and the delays. SQLite applies the delays at each
+   * failure; pg-boss stores them on the queue when the worker registers and
+   * copies them into each job at enqueue, so a policy change reaches jobs
+   * enqueued after the new worker registered.
+   */
+  work<T>(name: string, handler: (job: Job<T>) => Promise<void>, opts?: WorkOptions<T>): Promise<void>;
+  /** Installs/migrates the backend's storage if needed and starts the workers. */
+  start(): Promise<void>;
+  /**
+   * Adds a job inside the caller's transaction (or, given the bare client, on
+   * its own). Returns its id, or null for a singleton/id duplicate. pg-boss
+   * needs start() to have run first. On SQLite pass a transaction client: the
+   * adapter's single connection runs a bare-client statement inside whatever
+   * interactive transaction happens to be open (see sqlite.ts).
+   */
+  enqueue<T>(tx: Tx, name: string, data: T, opts?: EnqueueOptions): Promise<string | null>;
+  /** Wakes local workers; call after the enqueuing transaction commits. */
+  notify(): void;
+  /**
+   * Recurring work: one run per interval across all instances (guarantee 6).
+   * Register before or after start(), once per name in each instance.
+   */
+  every(name: string, intervalMs: number, handler: (run: EveryRun) => Promise<void>): Promise<void>;
+  /**
+   * Reads one job (null when unknown or deleted by retention). Not inside an
+   * open SQLite transaction: it takes its own, which waits for that one.
+   */
+  getJob(name: string, id: string): Promise<JobInfo | null>;
+  /** Stops claiming, waits for running handlers up to graceMs (default 10 s), gives back the rest. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
+}
+
+/** Throw this (or any error with `retryable = false`) to skip the remaining attempts. */
+export class PermanentJobError extends Error {
+  readonly retryable = false;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PermanentJobError';
+  }
+}

@@ -1,0 +1,435 @@
+// SQLite backend: an in-process worker over the `Job` table of the app's own
+// database (prisma/models.prisma).
+//
+// ONE machine per SQLite database file, normally one app process. Each claim
+// records its owner as `<instanceId>@<host>:<pid>:<random>`. At start-up every
+// job left `active` by an owner that is not alive is given back at once, so
+// the crash/restart path re-runs interrupted jobs without waiting for a lease
+// to run out. An owner counts as alive if it is another queue in this process,
+// or a process on this host whose pid still exists (an old process finishing
+// during a deploy keeps its jobs; a pid reused by an unrelated process only
+// delays the give-back until the lease expires). An owner on another host is
+// presumed dead: that is the single-machine rule. Claims themselves are
+// atomic across processes (one UPDATE … RETURNING under SQLite's write lock).
+//
+// `maxAttempts` is the job's own (enqueued with one) or 0: the worker's policy
+// decides when the job runs; retry delays always come from the worker's policy.
+//
+// Row life cycle (states shared with pg-boss's names):
+//   created ─claim→ active ─┬→ completed
+//   retry   ─claim→ active  ├→ retry   (runAt = now + backoff)
+//                           └→ failed  (after onExhausted)
+// A claim sets lockedBy (this instance) and lockedUntil (now + leaseMs), and
+// increments `attempts`. While a handler runs, its lease is renewed every
+// leaseMs/3. Every write of an outcome is fenced on (id, state 'active',
+// lockedBy, attempts), so a result that arrives after its job was given back
+// changes nothing. A lease that runs out under an owner that is not alive is
+// given back by a sweep every leaseMs/2.
+//
+// Every statement runs in its own interactive transaction
+// (`db.$transaction`), never on the bare client: the better-sqlite3 adapter has
+// ONE connection, and a query on the bare client runs inside whatever
+// interactive transaction is open at that moment. It would see that
+// transaction's uncommitted jobs (running a job whose enqueue then rolls back)
+// and its writes would be rolled back with it. `$transaction` takes the
+// adapter's transaction mutex, so the worker only sees committed rows.
+//
+// Dates are bound as text in Prisma's own SQLite format
+// (2026-01-02T03:04:05.678+00:00), which compares correctly as text.
+import { hostname } from 'node:os';
+import type { Database, Tx } from '../db/client.ts';
+import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
+import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
+import type { Job, JobInfo, JobState } from './queue.ts';
+
+export interface SqliteQueueOptions extends BaseOptions {
+  instanceId?: string;
+  /** How often idle workers look for due jobs (default 250 ms); notify() wakes them at once. */
+  pollIntervalMs?: number;
+  /** Claim lease, renewed while the handler runs (default 60 s). */
+  leaseMs?: number;
+  /** How long finished rows are kept (defaults: completed 7 days, failed 30 days). */
+  keepCompletedMs?: number;
+  keepFailedMs?: number;
+}
+
+interface ClaimedRow {
+  id: string;
+  queue: string;
+  payload: string;
+  attempts: number | bigint;
+  maxAttempts: number | bigint;
+  lastError: string | null;
+}
+
+interface InFlight {
+  job: Job;
+  abort: AbortController;
+  promise: Promise<void>;
+  released: boolean;
+}
+
+const LIVE_STATES = `('created', 'retry', 'active')`;
+/** Owners (lockedBy) of the queues running in this process. */
+const localOwners = new Set<string>();
+const OWNER = /@([^@]*):(\d+):[0-9a-z]+$/;
+
+/** Whether the worker that claimed a job (its lockedBy) may still be running it. */
+export function ownerAlive(owner: string | null, host = hostname()): boolean {
+  if (!owner) return false;
+  if (localOwners.has(owner)) return true;
+  const m = OWNER.exec(owner);
+  if (!m || m[1] !== host) return false;
+  const pid = Number(m[2]);
+  if (pid === process.pid) return false; // a previous life of this pid (e.g. PID 1 in a restarted container)
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+const DAY = 24 * 60 * 60_000;
+const CLEANUP_EVERY_MS = 10 * 60_000;
+const TX = { maxWait: 15_000, timeout: 15_000 };
+
+/** A time as Prisma's SQLite adapter stores DateTime (ISO 8601 with +00:00). */
+export function sqliteTime(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '+00:00');
+}
+
+export class SqliteJobQueue extends BaseJobQueue {
+  readonly backend = 'sqlite' as const;
+  /** This queue's claim owner (lockedBy). */
+  private readonly owner: string;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly keepCompletedMs: number;
+  private readonly keepFailedMs: number;
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly running = new Map<string, number>();
+  private claiming = false;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private cleanupTimer: NodeJS.Timeout | null = null;
+  private tickPromise: Promise<void> | null = null;
+  private tickAgain = false;
+  private lastSweep = 0;
+
+  constructor(database: Database, opts: SqliteQueueOptions) {
+    super(database, opts);
+    if (database.provider !== 'sqlite') throw new Error('SqliteJobQueue needs a SQLite database');
+    this.owner = `${opts.instanceId ?? 'jobs'}@${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 250;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.keepCompletedMs = opts.keepCompletedMs ?? 7 * DAY;
+    this.keepFailedMs = opts.keepFailedMs ?? 30 * DAY;
+    if (!(this.pollIntervalMs >= 10)) throw new RangeError('pollIntervalMs must be >= 10');
+    if (!(this.leaseMs >= 100)) throw new RangeError('leaseMs must be >= 100');
+  }
+
+  private tx<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
+    return this.database.db.$transaction((tx) => fn(tx), TX);
+  }
+
+  // ---- storage ----
+  protected async insert(tx: Tx, req: InsertRequest): Promise<string | null> {
+    const now = Date.now();
+    // One statement: SQLite runs it under its write lock, so the singleton check
+    // and the insert cannot interleave with another writer. A duplicate id
+    // (every() buckets) is ignored rather than raised, so the caller's
+    // transaction is not aborted.
+    const inserted = await tx.$executeRawUnsafe(
+      `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt")
+       SELECT ?, ?, ?, 'created', ?, ?, 0, ?, ?, ?
+       WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "queue" = ? AND "singletonKey" = ? AND "state" IN ${LIVE_STATES})
+       ON CONFLICT ("id") DO NOTHING`,
+      req.id,
+      req.name,
+      JSON.stringify(req.data),
+      req.singletonKey,
+      sqliteTime(now + req.startAfterMs),
+      req.maxAttempts ?? MAX_ATTEMPTS_BY_WORKER.sqlite,
+      sqliteTime(now),
+      sqliteTime(now),
+      req.name,
+      req.singletonKey,
+    );
+    return inserted === 1 ? req.id : null;
+  }
+
+  async getJob(name: string, id: string): Promise<JobInfo | null> {
+    const rows = await this.tx((tx) =>
+      tx.$queryRawUnsafe<Array<{ id: string; queue: string; state: string; attempts: number; maxAttempts: number; lastError: string | null }>>(
+        `SELECT "id", "queue", "state", "attempts", "maxAttempts", "lastError" FROM "Job" WHERE "id" = ? AND "queue" = ?`,
+        id,
+        name,
+      ),
+    );
+    const r = rows[0];
+    if (!r) return null;
+    const own = Number(r.maxAttempts);
+    return {
+      id: r.id,
+      name: r.queue,
+      state: r.state as JobState,
+      attempts: Number(r.attempts),
+      maxAttempts: own === MAX_ATTEMPTS_BY_WORKER.sqlite ? null : own,
+      lastError: r.lastError,
+    };
+  }
+
+  // ---- life cycle ----
+  protected async startBackend(): Promise<void> {
+    localOwners.add(this.owner);
+    try {
+      const n = await this.reclaim(false, 'the process running this job stopped before it finished');
+      if (n > 0) this.log.warn({ count: n }, 'jobs left running by a stopped process will run again');
+    } catch (e) {
+      localOwners.delete(this.owner);
+      throw e;
+    }
+    if (this.isStopping()) return;
+    this.claiming = true;
+    const beat = Math.max(50, Math.floor(this.leaseMs / 3));
+    this.heartbeatTimer = setInterval(() => void this.renewLeases(), beat);
+    this.cleanupTimer = setInterval(() => void this.cleanup(), CLEANUP_EVERY_MS);
+    void this.cleanup();
+    this.wake();
+  }
+
+  protected async startWorker(_reg: Registration): Promise<void> {
+    this.wake();
+  }
+
+  notify(): void {
+    this.wake();
+  }
+
+  protected async stopBackend(graceMs: number): Promise<void> {
+    this.claiming = false;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+    if (this.cleanupTimer) clearInterval(this.cleanupTimer);
+    // A claim in progress finishes and launches what it claimed, so it is waited for below.
+    if (this.tickPromise) await this.tickPromise.catch(() => {});
+    const pending = [...this.inFlight.values()].map((f) => f.promise);
+    if (pending.length > 0 && graceMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled(pending), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    const left = [...this.inFlight.values()];
+    if (left.length > 0) {
+      for (const f of left) {
+        f.released = true;
+        f.abort.abort(new Error('the job queue stopped'));
+      }
+      try {
+        await this.giveBack(left.map((f) => f.job), 'the job queue stopped while the job was running');
+      } catch (e) {
+        this.log.error({ err: describeError(e) }, 'could not give back running jobs; they run again at the next start');
+      }
+      this.log.warn({ jobIds: left.map((f) => f.job.id) }, 'gave back jobs still running at stop');
+    }
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+    localOwners.delete(this.owner);
+  }
+
+  // ---- the claim loop ----
+  /** Runs a claim pass now, or right after the one in progress. */
+  private wake(): void {
+    if (!this.claiming) return;
+    if (this.tickPromise) {
+      this.tickAgain = true;
+      return;
+    }
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+    this.tickPromise = this.claimPass()
+      .catch((e) => {
+        if (this.claiming) this.log.warn({ err: describeError(e) }, 'job claim failed; retrying at the next poll');
+      })
+      .finally(() => {
+        this.tickPromise = null;
+        if (!this.claiming) return;
+        if (this.tickAgain) {
+          this.tickAgain = false;
+          this.wake();
+        } else {
+          this.pollTimer = setTimeout(() => this.wake(), this.pollIntervalMs);
+        }
+      });
+  }
+
+  private async claimPass(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastSweep >= this.leaseMs / 2) {
+      this.lastSweep = now;
+      await this.sweepExpiredLeases();
+    }
+    for (const reg of this.registrations.values()) {
+      if (!this.claiming) return;
+      const free = reg.concurrency - (this.running.get(reg.name) ?? 0);
+      if (free <= 0) continue;
+      const rows = await this.claim(reg.name, free);
+      for (const row of rows) this.launch(reg, row);
+    }
+  }
+
+  private claim(name: string, limit: number): Promise<ClaimedRow[]> {
+    const now = Date.now();
+    return this.tx((tx) =>
+      tx.$queryRawUnsafe<ClaimedRow[]>(
+        `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
+         WHERE "id" IN (
+           SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" IN ('created', 'retry') AND "runAt" <= ?
+           ORDER BY "runAt", "createdAt" LIMIT ?)
+         RETURNING "id", "queue", "payload", "attempts", "maxAttempts", "lastError"`,
+        this.owner,
+        sqliteTime(now + this.leaseMs),
+        sqliteTime(now),
+        name,
+        sqliteTime(now),
+        limit,
+      ),
+    );
+  }
+
+  private launch(reg: Registration, row: ClaimedRow): void {
+    const abort = new AbortController();
+    const job: Job = {
+      id: row.id,
+      name: row.queue,
+      data: null,
+      attempt: Number(row.attempts),
+      maxAttempts: resolveMaxAttempts(Number(row.maxAttempts), reg.retry.maxAttempts),
+      signal: abort.signal,
+    };
+    this.running.set(reg.name, (this.running.get(reg.name) ?? 0) + 1);
+    const entry: InFlight = { job, abort, promise: Promise.resolve(), released: false };
+    entry.promise = (async () => {
+      let outcome: Outcome;
+      try {
+        job.data = JSON.parse(row.payload);
+        outcome = await this.runAttempt(reg, job, row.lastError);
+      } catch (e) {
+        // Only an unreadable payload gets here (runAttempt does not throw).
+        outcome = { kind: 'failed', error: e, message: `unreadable job payload: ${describeError(e)}` };
+        this.log.error({ jobId: job.id, queue: job.name, attempt: job.attempt }, 'job payload is not JSON; failing it');
+      }
+      if (entry.released || outcome.kind === 'abandoned') return;
+      await this.settle(job, outcome);
+    })()
+      .catch((e) => this.log.error({ jobId: job.id, queue: job.name, attempt: job.attempt, err: describeError(e) }, 'could not store job outcome; it runs again when its lease is reclaimed'))
+      .finally(() => {
+        this.inFlight.delete(job.id);
+        this.running.set(reg.name, (this.running.get(reg.name) ?? 1) - 1);
+        this.wake();
+      });
+    this.inFlight.set(job.id, entry);
+  }
+
+  private async settle(job: Job, outcome: Exclude<Outcome, { kind: 'abandoned' }>): Promise<void> {
+    const now = Date.now();
+    const fence = `WHERE "id" = ? AND "state" = 'active' AND "lockedBy" = ? AND "attempts" = ?`;
+    const changed = await this.tx((tx) => {
+      switch (outcome.kind) {
+        case 'completed':
+          return tx.$executeRawUnsafe(
+            `UPDATE "Job" SET "state" = 'completed', "lockedBy" = NULL, "lockedUntil" = NULL, "updatedAt" = ? ${fence}`,
+            sqliteTime(now), job.id, this.owner, job.attempt,
+          );
+        case 'retry':
+          return tx.$executeRawUnsafe(
+            `UPDATE "Job" SET "state" = 'retry', "runAt" = ?, "lastError" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "updatedAt" = ? ${fence}`,
+            sqliteTime(now + outcome.delayMs), outcome.message, sqliteTime(now), job.id, this.owner, job.attempt,
+          );
+        case 'failed':
+          return tx.$executeRawUnsafe(
+            `UPDATE "Job" SET "state" = 'failed', "lastError" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "updatedAt" = ? ${fence}`,
+            outcome.message, sqliteTime(now), job.id, this.owner, job.attempt,
+          );
+      }
+    });
+    if (changed !== 1) this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, 'job was given back before its outcome was stored');
+  }
+
+  /** Back to `retry`, due now; the attempt counts (as in pg-boss). */
+  private giveBack(jobs: Job[], reason: string): Promise<number> {
+    const now = sqliteTime(Date.now());
+    return this.tx(async (tx) => {
+      let n = 0;
+      for (const job of jobs) {
+        n += await tx.$executeRawUnsafe(
+          `UPDATE "Job" SET "state" = 'retry', "runAt" = ?, "lastError" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "updatedAt" = ?
+           WHERE "id" = ? AND "state" = 'active' AND "lockedBy" = ? AND "attempts" = ?`,
+          now, reason, now, job.id, this.owner, job.attempt,
+        );
+      }
+      return n;
+    });
+  }
+
+  private async renewLeases(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    try {
+      await this.tx((tx) =>
+        tx.$executeRawUnsafe(
+          `UPDATE "Job" SET "lockedUntil" = ? WHERE "state" = 'active' AND "lockedBy" = ?`,
+          sqliteTime(Date.now() + this.leaseMs),
+          this.owner,
+        ),
+      );
+    } catch (e) {
+      if (this.claiming) this.log.warn({ err: describeError(e) }, 'could not renew job leases');
+    }
+  }
+
+  /**
+   * Gives back active jobs whose owner is not alive (all of them at start-up,
+   * only those whose lease ran out in the periodic sweep). Fenced on the owner
+   * read, so a job that changed hands meanwhile is left alone.
+   */
+  private reclaim(expiredOnly: boolean, reason: string): Promise<number> {
+    return this.tx(async (tx) => {
+      const now = sqliteTime(Date.now());
+      const rows = await tx.$queryRawUnsafe<Array<{ id: string; lockedBy: string | null }>>(
+        `SELECT "id", "lockedBy" FROM "Job" WHERE "state" = 'active'${expiredOnly ? ` AND ("lockedUntil" IS NULL OR "lockedUntil" < ?)` : ''}`,
+        ...(expiredOnly ? [now] : []),
+      );
+      let n = 0;
+      for (const r of rows) {
+        if (ownerAlive(r.lockedBy)) continue;
+        n += await tx.$executeRawUnsafe(
+          `UPDATE "Job" SET "state" = 'retry', "runAt" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "lastError" = ?, "updatedAt" = ?
+           WHERE "id" = ? AND "state" = 'active' AND "lockedBy" IS ?`,
+          now, reason, now, r.id, r.lockedBy,
+        );
+      }
+      return n;
+    });
+  }
+
+  private async sweepExpiredLeases(): Promise<void> {
+    const n = await this.reclaim(true, 'the job lease expired before the job finished');
+    if (n > 0) this.log.warn({ count: n }, 'gave back jobs whose lease expired');
+  }
+
+  private async cleanup(): Promise<void> {
+    const now = Date.now();
+    try {
+      const n = await this.tx((tx) =>
+        tx.$executeRawUnsafe(
+          `DELETE FROM "Job" WHERE ("state" = 'completed' AND "updatedAt" < ?) OR ("state" = 'failed' AND "updatedAt" < ?)`,
+          sqliteTime(now - this.keepCompletedMs),
+          sqliteTime(now - this.keepFailedMs),
+        ),
+      );
+      if (n > 0) this.log.info({ count: n }, 'deleted old finished jobs');
+    } catch (e) {
+      if (this.claiming) this.log.warn({ err: describeError(e) }, 'could not delete old finished jobs');
+    }
+  }
+}

@@ -1,0 +1,73 @@
+// Builds the shared services (AppContext) on an open, migrated database. The
+// server runs the job workers; the CLI builds the same context without them,
+// so both go through the same code paths.
+import type { AppConfig } from './config/env.ts';
+import { CourierClients, type AppContext, type CourierClientTuning } from './context.ts';
+import type { Database } from './db/client.ts';
+import { createSessionStorage } from './db/session-storage.ts';
+import { registerDispatchJobs, DISPATCH_RETRY } from './dispatch/dispatcher.ts';
+import { createJobQueue } from './jobs/index.ts';
+import type { Logger } from './ops/logger.ts';
+import { SecretBox } from './security/crypto.ts';
+import { loadOrCreateDevKey } from './security/dev-key.ts';
+import { createAdminApi } from './shopify/admin-api.ts';
+import { API_VERSION, createShopify, type Shopify } from './shopify/app.ts';
+import { recordInstall } from './shopify/lifecycle.ts';
+import { offlineTokenProvider } from './shopify/offline-token.ts';
+
+export interface RuntimeOptions {
+  /** Run job workers in this process (the server); the CLI only enqueues. */
+  workers: boolean;
+  courier?: CourierClientTuning;
+  dispatchRetry?: Partial<typeof DISPATCH_RETRY>;
+  queue?: { pollIntervalMs?: number; leaseMs?: number };
+}
+
+export interface Runtime {
+  ctx: AppContext;
+  shopify: Shopify;
+  close(): Promise<void>;
+}
+
+export function encryptionBox(config: AppConfig, log: Logger): SecretBox {
+  if (config.encryptionKeys) return new SecretBox(config.encryptionKeys);
+  const dev = loadOrCreateDevKey();
+  log.warn(
+    { file: dev.file },
+    dev.created
+      ? 'ENCRYPTION_KEY is not set: generated a development key and saved it (development only)'
+      : 'ENCRYPTION_KEY is not set: using the saved development key (development only)',
+  );
+  return new SecretBox([dev.key]);
+}
+
+export async function createRuntime(config: AppConfig, log: Logger, database: Database, box: SecretBox, opts: RuntimeOptions): Promise<Runtime> {
+  const db = database.db;
+  const sessionStorage = createSessionStorage(db, box);
+  // The storage polls for its table on construction; settle that before use.
+  if (!(await sessionStorage.isReady())) throw new Error('the Session table is missing; run npm run db:migrate');
+  const shopify = createShopify(config, sessionStorage, log, (session) => recordInstall(db, session));
+  const admin = createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }) });
+  const queue = await createJobQueue(database, { log, ...opts.queue });
+  const ctx: AppContext = {
+    config,
+    log,
+    database,
+    db,
+    box,
+    queue,
+    admin,
+    courier: new CourierClients(log.child({ component: 'courier' }), opts.courier),
+    now: Date.now,
+  };
+  if (opts.workers) await registerDispatchJobs(ctx, opts.dispatchRetry);
+  // Started in the CLI too: pg-boss refuses to enqueue before start().
+  await queue.start();
+  return {
+    ctx,
+    shopify,
+    async close() {
+      await queue.stop({ graceMs: 10_000 });
+    },
+  };
+}

@@ -1,0 +1,251 @@
+// Reading and writing a shop's settings and courier environments. Secrets are
+// encrypted here, on the way in, and decrypted only by courierAccess() for the
+// code that calls the courier or verifies its webhooks. Views for people (CLI,
+// admin API) carry "set / last 4" and never a secret.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Db, Tx } from '../db/client.ts';
+import { maskSecret, type SecretBox } from '../security/crypto.ts';
+import {
+  applySettingsPatch,
+  ENVIRONMENTS,
+  fieldErrors,
+  parseStoredSettings,
+  SettingsValidationError,
+  type EnvironmentName,
+  type Settings,
+} from './schema.ts';
+
+export class ShopNotFoundError extends Error {
+  constructor(domain: string) {
+    super(`shop ${domain} is not installed`);
+  }
+}
+
+export function newEndpointId(): string {
+  return `ep_${randomBytes(18).toString('base64url')}`;
+}
+
+export async function findShop(db: Tx, domain: string) {
+  return db.shop.findUnique({ where: { domain } });
+}
+
+export async function requireShop(db: Tx, domain: string) {
+  const shop = await findShop(db, domain);
+  if (!shop) throw new ShopNotFoundError(domain);
+  return shop;
+}
+
+/** The shop row, created on first sight (install, or the operator CLI). */
+export async function ensureShop(db: Tx, domain: string) {
+  return db.shop.upsert({ where: { domain }, create: { domain }, update: {} });
+}
+
+export async function getSettings(db: Tx, domain: string): Promise<Settings> {
+  return parseStoredSettings((await requireShop(db, domain)).settings);
+}
+
+export async function updateSettings(db: Db, domain: string, patch: unknown): Promise<Settings> {
+  return db.$transaction(async (tx) => {
+    const shop = await requireShop(tx, domain);
+    const next = applySettingsPatch(parseStoredSettings(shop.settings), patch);
+    await tx.shop.update({ where: { id: shop.id }, data: { settings: JSON.stringify(next) } });
+    return next;
+  });
+}
+
+// --- courier environments ---------------------------------------------------
+
+const secret = z.string().trim().min(8, 'must be at least 8 characters').max(512);
+const storeId = z.string().trim().min(1, 'must not be empty').max(128);
+
+export const EnvironmentPatchSchema = z
+  .object({
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: 'expected the courier API base URL, e.g. https://api.courier.example' })
+      .nullable(),
+    clientId: z.string().trim().min(1, 'must not be empty').max(256).nullable(),
+    clientSecret: secret.nullable(),
+    webhookSecret: secret.nullable(),
+    pickupStoreId: storeId.nullable(),
+    /** Shopify location id (numeric string) → pickup store id; null removes a mapping. */
+    locationStores: z.record(z.string().regex(/^\d+$/, 'expected a numeric Shopify location id'), storeId.nullable()),
+  })
+  .partial()
+  .strict();
+export type EnvironmentPatch = z.input<typeof EnvironmentPatchSchema>;
+
+async function ensureEnvironment(tx: Tx, shopId: string, environment: EnvironmentName) {
+  return tx.courierEnvironment.upsert({
+    where: { shopId_environment: { shopId, environment } },
+    create: { shopId, environment, endpointId: newEndpointId() },
+    update: {},
+  });
+}
+
+/** Creates both environments' rows (and so their webhook endpoint ids) if missing. */
+export async function ensureEnvironments(db: Tx, shopId: string): Promise<void> {
+  for (const env of ENVIRONMENTS) await ensureEnvironment(db, shopId, env);
+}
+
+export async function updateEnvironment(
+  db: Db,
+  box: SecretBox,
+  domain: string,
+  environment: EnvironmentName,
+  patch: unknown,
+): Promise<EnvironmentView> {
+  const parsed = EnvironmentPatchSchema.safeParse(patch);
+  if (!parsed.success) {
+    const errors = fieldErrors(parsed.error);
+    throw new SettingsValidationError(Object.fromEntries(Object.entries(errors).map(([k, v]) => [`${environment}.${k}`, v])));
+  }
+  const p = parsed.data;
+  const row = await db.$transaction(async (tx) => {
+    const shop = await requireShop(tx, domain);
+    const current = await ensureEnvironment(tx, shop.id, environment);
+    const data: Record<string, unknown> = {};
+    if (p.baseUrl !== undefined) data.baseUrl = p.baseUrl?.replace(/\/+$/, '') ?? null;
+    if (p.clientId !== undefined) data.clientId = p.clientId;
+    if (p.clientSecret !== undefined) data.clientSecretEnc = p.clientSecret === null ? null : box.encrypt(p.clientSecret);
+    if (p.webhookSecret !== undefined) {
+      // Keep the previous secret so events signed before the portal switched still verify.
+      data.webhookSecretEnc = p.webhookSecret === null ? null : box.encrypt(p.webhookSecret);
+      data.webhookSecretPrevEnc = p.webhookSecret === null ? null : current.webhookSecretEnc;
+    }
+    if (p.pickupStoreId !== undefined) data.pickupStoreId = p.pickupStoreId;
+    if (p.locationStores !== undefined) {
+      const map: Record<string, string> = JSON.parse(current.locationStores || '{}');
+      for (const [loc, store] of Object.entries(p.locationStores)) {
+        if (store === null) delete map[loc];
+        else map[loc] = store;
+      }
+      data.locationStores = JSON.stringify(map);
+    }
+    return tx.courierEnvironment.update({ where: { id: current.id }, data });
+  });
+  return environmentView(row, box);
+}
+
+type EnvRow = Awaited<ReturnType<typeof ensureEnvironment>>;
+
+export interface EnvironmentView {
+  environment: string;
+  baseUrl: string | null;
+  clientId: string | null;
+  clientSecret: { set: boolean; last4: string | null };
+  webhookSecret: { set: boolean; last4: string | null };
+  pickupStoreId: string | null;
+  locationStores: Record<string, string>;
+  endpointId: string;
+  lastWebhookAt: Date | null;
+  lastRejectionAt: Date | null;
+  lastRejectionReason: string | null;
+}
+
+function secretView(box: SecretBox, enc: string | null): { set: boolean; last4: string | null } {
+  if (!enc) return { set: false, last4: null };
+  try {
+    const masked = maskSecret(box.decrypt(enc));
+    return { set: true, last4: masked && masked.length > 4 ? masked.slice(-4) : null };
+  } catch {
+    return { set: true, last4: null };
+  }
+}
+
+export function environmentView(row: EnvRow, box: SecretBox): EnvironmentView {
+  return {
+    environment: row.environment,
+    baseUrl: row.baseUrl,
+    clientId: row.clientId,
+    clientSecret: secretView(box, row.clientSecretEnc),
+    webhookSecret: secretView(box, row.webhookSecretEnc),
+    pickupStoreId: row.pickupStoreId,
+    locationStores: JSON.parse(row.locationStores || '{}'),
+    endpointId: row.endpointId,
+    lastWebhookAt: row.lastWebhookAt,
+    lastRejectionAt: row.lastRejectionAt,
+    lastRejectionReason: row.lastRejectionReason,
+  };
+}
+
+export async function environmentViews(db: Tx, box: SecretBox, shopId: string): Promise<Record<EnvironmentName, EnvironmentView>> {
+  await ensureEnvironments(db, shopId);
+  const rows = await db.courierEnvironment.findMany({ where: { shopId } });
+  const out = {} as Record<EnvironmentName, EnvironmentView>;
+  for (const r of rows) out[r.environment as EnvironmentName] = environmentView(r, box);
+  return out;
+}
+
+/** What the courier client and the webhook verifier need. Holds plaintext secrets: never log it. */
+export interface CourierAccess {
+  environmentId: string;
+  environment: EnvironmentName;
+  baseUrl: string | null;
+  clientId: string | null;
+  clientSecret: string | null;
+  /** Current first, then the previous one during a rotation. */
+  webhookSecrets: string[];
+  pickupStoreId: string | null;
+  locationStores: Record<string, string>;
+  endpointId: string;
+}
+
+export function courierAccessFromRow(row: EnvRow, box: SecretBox, defaultBaseUrls: { test: string; live: string | null }): CourierAccess {
+  const env = row.environment as EnvironmentName;
+  return {
+    environmentId: row.id,
+    environment: env,
+    baseUrl: row.baseUrl ?? defaultBaseUrls[env],
+    clientId: row.clientId,
+    clientSecret: row.clientSecretEnc ? box.decrypt(row.clientSecretEnc) : null,
+    webhookSecrets: [row.webhookSecretEnc, row.webhookSecretPrevEnc].filter((v): v is string => !!v).map((v) => box.decrypt(v)),
+    pickupStoreId: row.pickupStoreId,
+    locationStores: JSON.parse(row.locationStores || '{}'),
+    endpointId: row.endpointId,
+  };
+}
+
+export async function courierAccess(
+  db: Tx,
+  box: SecretBox,
+  shopId: string,
+  environment: EnvironmentName,
+  defaultBaseUrls: { test: string; live: string | null },
+): Promise<CourierAccess> {
+  return courierAccessFromRow(await ensureEnvironment(db, shopId, environment), box, defaultBaseUrls);
+}
+
+export function webhookUrl(publicBaseUrl: string, endpointId: string): string {
+  return `${publicBaseUrl}/webhooks/delivery/${endpointId}`;
+}
+
+/**
+ * Re-encrypts every secret still under an earlier key with the current one
+ * (after ENCRYPTION_KEY was rotated and the old key moved to ENCRYPTION_KEY_PREVIOUS).
+ */
+export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ environments: number; sessions: number }> {
+  let environments = 0;
+  let sessions = 0;
+  for (const row of await db.courierEnvironment.findMany()) {
+    const data: Record<string, string> = {};
+    for (const f of ['clientSecretEnc', 'webhookSecretEnc', 'webhookSecretPrevEnc'] as const) {
+      const v = row[f];
+      if (v && box.isStale(v)) data[f] = box.encrypt(box.decrypt(v));
+    }
+    if (Object.keys(data).length) {
+      await db.courierEnvironment.update({ where: { id: row.id }, data });
+      environments++;
+    }
+  }
+  for (const row of await db.session.findMany()) {
+    const data: Record<string, string> = {};
+    if (box.isStale(row.accessToken)) data.accessToken = box.encrypt(box.decrypt(row.accessToken));
+    if (row.refreshToken && box.isStale(row.refreshToken)) data.refreshToken = box.encrypt(box.decrypt(row.refreshToken));
+    if (Object.keys(data).length) {
+      await db.session.update({ where: { id: row.id }, data });
+      sessions++;
+    }
+  }
+  return { environments, sessions };
+}

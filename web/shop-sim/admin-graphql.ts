@@ -1,0 +1,341 @@
+// An in-memory stand-in for a Shopify shop's Admin GraphQL API. It answers
+// exactly the operations in web/shopify/operations.ts, by operation name, with
+// Shopify's documented response shapes (userErrors included), and rejects any
+// other operation with a GraphQL error so a new app query cannot pass unnoticed.
+// Used in-process behind undici's MockAgent by tests, and over HTTP by the
+// shop simulator (npm run shop-sim).
+import { randomInt } from 'node:crypto';
+
+export interface SimLineItem {
+  id: string; // fulfillment order line item id (numeric)
+  lineItemId: string;
+  totalQuantity: number;
+  remainingQuantity: number;
+  requiresShipping: boolean;
+}
+
+export interface SimFulfillmentOrder {
+  id: string;
+  status: 'OPEN' | 'IN_PROGRESS' | 'CLOSED' | 'CANCELLED' | 'ON_HOLD' | 'SCHEDULED' | 'INCOMPLETE';
+  locationId: string;
+  methodType: 'SHIPPING' | 'LOCAL' | 'PICK_UP' | 'NONE';
+  lineItems: SimLineItem[];
+}
+
+export interface SimFulfillmentEvent {
+  id: string;
+  status: string;
+  happenedAt: string;
+  message: string | null;
+}
+
+export interface SimFulfillment {
+  id: string;
+  status: 'SUCCESS' | 'CANCELLED';
+  createdAt: string;
+  notifyCustomer: boolean;
+  trackingInfo: { company: string | null; number: string | null; url: string | null };
+  fulfillmentOrderIds: string[];
+  events: SimFulfillmentEvent[];
+}
+
+export interface SimOrder {
+  id: string;
+  /** The orders/paid REST payload (what the webhook carries). */
+  payload: Record<string, any>;
+  fulfillmentOrders: SimFulfillmentOrder[];
+  fulfillments: SimFulfillment[];
+  metafields: Record<string, { namespace: string; key: string; type: string; value: string }>;
+  tags: string[];
+}
+
+export interface SimLocation {
+  id: string;
+  name: string;
+  city: string;
+  countryCode: string;
+}
+
+export interface OperationLogEntry {
+  operationName: string;
+  variables: Record<string, any>;
+  at: string;
+  outcome: 'ok' | 'user_errors' | 'throttled' | 'rejected';
+}
+
+const nextId = () => String(randomInt(1_000_000_000, 9_999_999_999) * 1000 + randomInt(0, 1000));
+const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;
+const idOf = (g: unknown) => String(g ?? '').split('/').pop() ?? '';
+
+export class SimShop {
+  readonly domain: string;
+  accessToken: string;
+  readonly orders = new Map<string, SimOrder>();
+  readonly locations: SimLocation[];
+  readonly log: OperationLogEntry[] = [];
+  /** Answer the next N requests with THROTTLED. */
+  throttleNext = 0;
+  /** operation name → userErrors message for its next call. */
+  readonly failNext = new Map<string, string>();
+
+  constructor(domain: string, accessToken: string, locations?: SimLocation[]) {
+    this.domain = domain;
+    this.accessToken = accessToken;
+    this.locations = locations ?? [
+      { id: '71000000001', name: 'Rosebank warehouse', city: 'Johannesburg', countryCode: 'ZA' },
+      { id: '71000000002', name: 'Cape Town store', city: 'Cape Town', countryCode: 'ZA' },
+    ];
+  }
+
+  /** Adds an order as Shopify would hold it after payment: one open fulfillment order for the shippable lines. */
+  addOrder(payload: Record<string, any>, opts: { locationId?: string } = {}): SimOrder {
+    const id = idOf(payload.admin_graphql_api_id) || String(payload.id);
+    const shipping = (payload.line_items ?? []).filter((l: any) => l.requires_shipping !== false);
+    const pickup = (payload.shipping_lines ?? []).some((l: any) => /pick[\s-]?up/i.test(`${l.code ?? ''} ${l.title ?? ''}`));
+    const order: SimOrder = {
+      id,
+      payload,
+      fulfillmentOrders: shipping.length
+        ? [{
+            id: nextId(),
+            status: 'OPEN',
+            locationId: opts.locationId ?? this.locations[0]!.id,
+            methodType: pickup ? 'PICK_UP' : 'SHIPPING',
+            lineItems: shipping.map((l: any) => ({
+              id: nextId(),
+              lineItemId: String(l.id),
+              totalQuantity: l.quantity ?? 1,
+              remainingQuantity: l.quantity ?? 1,
+              requiresShipping: true,
+            })),
+          }]
+        : [],
+      fulfillments: [],
+      metafields: {},
+      tags: [],
+    };
+    this.orders.set(id, order);
+    return order;
+  }
+
+  order(id: string): SimOrder | undefined {
+    return this.orders.get(idOf(id));
+  }
+
+  findFulfillment(fulfillmentGid: string): { order: SimOrder; fulfillment: SimFulfillment } | null {
+    const id = idOf(fulfillmentGid);
+    for (const order of this.orders.values()) {
+      const f = order.fulfillments.find((x) => x.id === id);
+      if (f) return { order, fulfillment: f };
+    }
+    return null;
+  }
+
+  /** What a test or the demo inspects: an order's Shopify-side state. */
+  snapshot(id: string) {
+    const o = this.order(id);
+    if (!o) return null;
+    return {
+      id: o.id,
+      name: o.payload.name,
+      fulfillmentOrders: o.fulfillmentOrders.map((f) => ({ id: f.id, status: f.status, locationId: f.locationId })),
+      fulfillments: o.fulfillments,
+      metafields: o.metafields,
+      tags: o.tags,
+    };
+  }
+}
+
+export interface GraphqlRequest {
+  query?: string;
+  variables?: Record<string, any>;
+  operationName?: string;
+}
+
+export interface GraphqlResponse {
+  status: number;
+  body: unknown;
+}
+
+const cost = (requested: number, available: number) => ({
+  cost: { requestedQueryCost: requested, actualQueryCost: available >= requested ? requested : null, throttleStatus: { maximumAvailable: 2000, currentlyAvailable: available, restoreRate: 100 } },
+});
+
+type Handler = (shop: SimShop, v: Record<string, any>) => { data: unknown; userErrors?: boolean };
+
+function userErrors(shop: SimShop, op: string, field: string[]): Array<{ field: string[]; message: string }> {
+  const message = shop.failNext.get(op);
+  if (message === undefined) return [];
+  shop.failNext.delete(op);
+  return [{ field, message }];
+}
+
+const HANDLERS: Record<string, Handler> = {
+  OrderForDispatch(shop, v) {
+    const o = shop.order(v.id);
+    if (!o) return { data: { order: null } };
+    const p = o.payload;
+    const a = p.shipping_address;
+    return {
+      data: {
+        order: {
+          id: gid('Order', o.id), name: p.name, email: p.email ?? null, phone: p.phone ?? null, note: p.note ?? null, test: !!p.test,
+          cancelledAt: p.cancelled_at ?? null, sourceName: p.source_name ?? 'web', currencyCode: p.currency,
+          totalPriceSet: { shopMoney: { amount: String(p.total_price), currencyCode: p.currency } },
+          totalWeight: p.total_weight === undefined || p.total_weight === null ? null : String(p.total_weight),
+          customer: p.customer ? { id: gid('Customer', String(p.customer.id)), email: p.customer.email ?? null, phone: p.customer.phone ?? null } : null,
+          shippingAddress: a
+            ? {
+                name: a.name ?? null, firstName: a.first_name ?? null, lastName: a.last_name ?? null, company: a.company ?? null,
+                address1: a.address1 ?? null, address2: a.address2 ?? null, city: a.city ?? null, province: a.province ?? null, zip: a.zip ?? null,
+                country: a.country ?? null, countryCodeV2: a.country_code ?? null, phone: a.phone ?? null, latitude: a.latitude ?? null, longitude: a.longitude ?? null,
+              }
+            : null,
+          shippingLines: { nodes: (p.shipping_lines ?? []).map((l: any) => ({ title: l.title ?? null, code: l.code ?? null, source: l.source ?? null })) },
+          lineItems: { nodes: (p.line_items ?? []).map((l: any) => ({ id: gid('LineItem', String(l.id)), quantity: l.quantity ?? 1, requiresShipping: l.requires_shipping !== false })) },
+        },
+      },
+    };
+  },
+
+  OrderFulfillmentOrders(shop, v) {
+    const o = shop.order(v.id);
+    if (!o) return { data: { order: null } };
+    return {
+      data: {
+        order: {
+          id: gid('Order', o.id),
+          fulfillmentOrders: {
+            nodes: o.fulfillmentOrders.map((f) => ({
+              id: gid('FulfillmentOrder', f.id),
+              status: f.status,
+              requestStatus: 'UNSUBMITTED',
+              deliveryMethod: { methodType: f.methodType },
+              assignedLocation: { location: { id: gid('Location', f.locationId) } },
+              lineItems: { nodes: f.lineItems.map((li) => ({ id: gid('FulfillmentOrderLineItem', li.id), remainingQuantity: li.remainingQuantity, requiresShipping: li.requiresShipping })) },
+            })),
+          },
+        },
+      },
+    };
+  },
+
+  FulfillmentCreate(shop, v) {
+    const input = v.fulfillment ?? {};
+    const injected = userErrors(shop, 'FulfillmentCreate', ['fulfillment']);
+    if (injected.length) return { data: { fulfillmentCreate: { fulfillment: null, userErrors: injected } }, userErrors: true };
+    const groups: Array<{ fulfillmentOrderId: string; fulfillmentOrderLineItems?: Array<{ id: string; quantity: number }> }> = input.lineItemsByFulfillmentOrder ?? [];
+    const errors: Array<{ field: string[]; message: string }> = [];
+    let order: SimOrder | undefined;
+    const touched: Array<{ fo: SimFulfillmentOrder; items: Array<{ li: SimLineItem; qty: number }> }> = [];
+    groups.forEach((g, i) => {
+      const foId = idOf(g.fulfillmentOrderId);
+      const owner = [...shop.orders.values()].find((o) => o.fulfillmentOrders.some((f) => f.id === foId));
+      const fo = owner?.fulfillmentOrders.find((f) => f.id === foId);
+      if (!owner || !fo) return errors.push({ field: ['fulfillment', 'lineItemsByFulfillmentOrder', String(i)], message: 'Fulfillment order does not exist.' });
+      if (order && order !== owner) return errors.push({ field: ['fulfillment'], message: 'All fulfillment orders must belong to the same order.' });
+      order = owner;
+      if (fo.status !== 'OPEN' && fo.status !== 'IN_PROGRESS') {
+        return errors.push({ field: ['fulfillment'], message: `Fulfillment order ${foId} has an unfulfillable status= ${fo.status.toLowerCase()}.` });
+      }
+      const items = (g.fulfillmentOrderLineItems?.length ? g.fulfillmentOrderLineItems : fo.lineItems.map((li) => ({ id: li.id, quantity: li.remainingQuantity })))
+        .map((x) => ({ li: fo.lineItems.find((li) => li.id === idOf(x.id)), qty: x.quantity }));
+      if (items.some((x) => !x.li || x.qty > x.li.remainingQuantity || x.qty < 1)) {
+        return errors.push({ field: ['fulfillment'], message: 'Invalid fulfillment order line item quantity requested.' });
+      }
+      touched.push({ fo, items: items as Array<{ li: SimLineItem; qty: number }> });
+    });
+    if (!groups.length) errors.push({ field: ['fulfillment', 'lineItemsByFulfillmentOrder'], message: 'Line items by fulfillment order must not be empty.' });
+    if (errors.length || !order) return { data: { fulfillmentCreate: { fulfillment: null, userErrors: errors } }, userErrors: true };
+    for (const t of touched) {
+      for (const { li, qty } of t.items) li.remainingQuantity -= qty;
+      t.fo.status = t.fo.lineItems.every((li) => li.remainingQuantity === 0) ? 'CLOSED' : 'IN_PROGRESS';
+    }
+    const f: SimFulfillment = {
+      id: nextId(),
+      status: 'SUCCESS',
+      createdAt: new Date().toISOString(),
+      notifyCustomer: !!input.notifyCustomer,
+      trackingInfo: { company: input.trackingInfo?.company ?? null, number: input.trackingInfo?.number ?? null, url: input.trackingInfo?.url ?? null },
+      fulfillmentOrderIds: touched.map((t) => t.fo.id),
+      events: [],
+    };
+    order.fulfillments.push(f);
+    return { data: { fulfillmentCreate: { fulfillment: { id: gid('Fulfillment', f.id), status: f.status }, userErrors: [] } } };
+  },
+
+  FulfillmentEventCreate(shop, v) {
+    const input = v.fulfillmentEvent ?? {};
+    const injected = userErrors(shop, 'FulfillmentEventCreate', ['fulfillmentEvent']);
+    if (injected.length) return { data: { fulfillmentEventCreate: { fulfillmentEvent: null, userErrors: injected } }, userErrors: true };
+    const found = shop.findFulfillment(input.fulfillmentId);
+    if (!found) {
+      return { data: { fulfillmentEventCreate: { fulfillmentEvent: null, userErrors: [{ field: ['fulfillmentEvent', 'fulfillmentId'], message: 'Fulfillment does not exist.' }] } }, userErrors: true };
+    }
+    const e: SimFulfillmentEvent = { id: nextId(), status: input.status, happenedAt: input.happenedAt ?? new Date().toISOString(), message: input.message ?? null };
+    found.fulfillment.events.push(e);
+    return { data: { fulfillmentEventCreate: { fulfillmentEvent: { id: gid('FulfillmentEvent', e.id), status: e.status, happenedAt: e.happenedAt }, userErrors: [] } } };
+  },
+
+  MetafieldsSet(shop, v) {
+    const injected = userErrors(shop, 'MetafieldsSet', ['metafields']);
+    if (injected.length) return { data: { metafieldsSet: { metafields: null, userErrors: injected.map((e) => ({ ...e, code: 'INVALID' })) } }, userErrors: true };
+    const out = [];
+    for (const [i, m] of (v.metafields ?? []).entries()) {
+      const o = shop.order(m.ownerId);
+      if (!o) return { data: { metafieldsSet: { metafields: null, userErrors: [{ field: ['metafields', String(i), 'ownerId'], message: 'Owner does not exist.', code: 'INVALID' }] } }, userErrors: true };
+      o.metafields[`${m.namespace}.${m.key}`] = { namespace: m.namespace, key: m.key, type: m.type, value: m.value };
+      out.push({ key: m.key, namespace: m.namespace, value: m.value });
+    }
+    return { data: { metafieldsSet: { metafields: out, userErrors: [] } } };
+  },
+
+  TagsAdd(shop, v) {
+    const o = shop.order(v.id);
+    if (!o) return { data: { tagsAdd: { node: null, userErrors: [{ field: ['id'], message: 'Order does not exist' }] } }, userErrors: true };
+    for (const t of v.tags ?? []) if (!o.tags.includes(t)) o.tags.push(t);
+    return { data: { tagsAdd: { node: { id: gid('Order', o.id) }, userErrors: [] } } };
+  },
+
+  ShopLocations(shop) {
+    return {
+      data: {
+        locations: {
+          nodes: shop.locations.map((l) => ({ id: gid('Location', l.id), name: l.name, isActive: true, fulfillsOnlineOrders: true, address: { city: l.city, countryCode: l.countryCode } })),
+        },
+      },
+    };
+  },
+};
+
+export const SUPPORTED_OPERATIONS = Object.keys(HANDLERS);
+
+/** One Admin GraphQL request against a simulated shop. */
+export function handleAdminGraphql(shop: SimShop, accessToken: string | null | undefined, req: GraphqlRequest): GraphqlResponse {
+  if (accessToken !== shop.accessToken) {
+    return { status: 401, body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' } };
+  }
+  const operationName = req.operationName ?? /\b(?:query|mutation)\s+(\w+)/.exec(req.query ?? '')?.[1] ?? '(anonymous)';
+  const variables = req.variables ?? {};
+  const entry: OperationLogEntry = { operationName, variables, at: new Date().toISOString(), outcome: 'ok' };
+  shop.log.push(entry);
+  if (shop.throttleNext > 0) {
+    shop.throttleNext -= 1;
+    entry.outcome = 'throttled';
+    return {
+      status: 200,
+      body: { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }], extensions: cost(10, 2) },
+    };
+  }
+  const handler = HANDLERS[operationName];
+  if (!handler) {
+    entry.outcome = 'rejected';
+    return {
+      status: 200,
+      body: { errors: [{ message: `The shop simulator does not serve operation '${operationName}'. Add it to web/shop-sim/admin-graphql.ts with its documented shape.`, extensions: { code: 'UNSUPPORTED_OPERATION' } }] },
+    };
+  }
+  const r = handler(shop, variables);
+  if (r.userErrors) entry.outcome = 'user_errors';
+  return { status: 200, body: { data: r.data, extensions: cost(10, 1990) } };
+}

@@ -1,0 +1,143 @@
+// Shopify Admin GraphQL for background jobs: the shop's offline token, cost
+// throttling (THROTTLED / 429) and 5xx retried with waits, userErrors turned
+// into a typed error. classifyAdminResponse is pure and table-tested.
+import { fetch } from 'undici';
+import type { Logger } from '../ops/logger.ts';
+
+export class ShopifyAdminError extends Error {
+  readonly retryable: boolean;
+  readonly status?: number;
+  constructor(message: string, opts: { retryable: boolean; status?: number }) {
+    super(message);
+    this.retryable = opts.retryable;
+    this.status = opts.status;
+  }
+}
+
+export interface UserError {
+  field?: string[] | null;
+  message: string;
+  code?: string | null;
+}
+
+/** A mutation answered with userErrors: Shopify refused it; retrying the same input will not help. */
+export class ShopifyUserErrors extends ShopifyAdminError {
+  readonly userErrors: UserError[];
+  readonly operation: string;
+  constructor(operation: string, userErrors: UserError[]) {
+    super(`Shopify refused ${operation}: ${userErrors.map((e) => e.message).join('; ')}`, { retryable: false });
+    this.userErrors = userErrors;
+    this.operation = operation;
+  }
+}
+
+export function throwOnUserErrors(operation: string, payload: { userErrors?: UserError[] | null } | null | undefined): void {
+  if (payload?.userErrors?.length) throw new ShopifyUserErrors(operation, payload.userErrors);
+}
+
+export type Classified =
+  | { kind: 'ok'; data: unknown }
+  | { kind: 'retry'; waitMs: number; reason: string }
+  | { kind: 'refresh_token' }
+  | { kind: 'fail'; message: string; status: number };
+
+interface GraphqlBody {
+  data?: unknown;
+  errors?: Array<{ message?: string; extensions?: { code?: string } }> | string;
+  extensions?: { cost?: { requestedQueryCost?: number; throttleStatus?: { currentlyAvailable?: number; restoreRate?: number } } };
+}
+
+const MAX_WAIT_MS = 30_000;
+
+/** Decides what a response means. `attempt` is 1-based, for the 5xx backoff. */
+export function classifyAdminResponse(status: number, retryAfter: string | null, body: GraphqlBody | null, attempt: number): Classified {
+  if (status === 401) return { kind: 'refresh_token' };
+  if (status === 429) return { kind: 'retry', waitMs: retryAfterMs(retryAfter) ?? 1_000, reason: 'HTTP 429' };
+  if (status >= 500) return { kind: 'retry', waitMs: Math.min(MAX_WAIT_MS, 500 * 2 ** (attempt - 1)), reason: `HTTP ${status}` };
+  if (status === 402) return { kind: 'fail', status, message: 'Shopify: the shop is frozen (payment required)' };
+  if (status === 403) return { kind: 'fail', status, message: 'Shopify: access denied; the app may be missing an access scope' };
+  if (status === 404) return { kind: 'fail', status, message: 'Shopify: shop not found (uninstalled or closed)' };
+  if (status !== 200 || !body) return { kind: 'fail', status, message: `Shopify Admin API answered HTTP ${status}` };
+
+  const errors = typeof body.errors === 'string' ? [{ message: body.errors }] : (body.errors ?? []);
+  if (errors.some((e) => e.extensions?.code === 'THROTTLED' || /throttled/i.test(e.message ?? ''))) {
+    const cost = body.extensions?.cost;
+    const need = (cost?.requestedQueryCost ?? 50) - (cost?.throttleStatus?.currentlyAvailable ?? 0);
+    const rate = cost?.throttleStatus?.restoreRate || 50;
+    return { kind: 'retry', waitMs: Math.min(MAX_WAIT_MS, Math.max(100, Math.ceil((need / rate) * 1000))), reason: 'THROTTLED' };
+  }
+  if (errors.some((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR')) {
+    return { kind: 'retry', waitMs: Math.min(MAX_WAIT_MS, 500 * 2 ** (attempt - 1)), reason: 'INTERNAL_SERVER_ERROR' };
+  }
+  if (errors.length) return { kind: 'fail', status, message: `Shopify GraphQL error: ${errors.map((e) => e.message).join('; ')}` };
+  return { kind: 'ok', data: body.data };
+}
+
+function retryAfterMs(v: string | null): number | null {
+  if (!v) return null;
+  const s = Number(v);
+  if (Number.isFinite(s)) return Math.min(MAX_WAIT_MS, Math.max(0, s * 1000));
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : Math.min(MAX_WAIT_MS, Math.max(0, t - Date.now()));
+}
+
+export interface AdminApiOptions {
+  apiVersion: string;
+  /** The shop's offline access token; `force` asks for a refreshed one after a 401. */
+  accessToken(shop: string, opts?: { force?: boolean }): Promise<string>;
+  log: Logger;
+  maxAttempts?: number;
+  timeoutMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface AdminApi {
+  request<T = any>(shop: string, query: string, variables?: Record<string, unknown>): Promise<T>;
+}
+
+export function createAdminApi(opts: AdminApiOptions): AdminApi {
+  const maxAttempts = opts.maxAttempts ?? 6;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  return {
+    async request<T>(shop: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+      const operation = /\b(query|mutation)\s+(\w+)/.exec(query)?.[2] ?? 'operation';
+      let forceToken = false;
+      let refreshed = false;
+      for (let attempt = 1; ; attempt++) {
+        const token = await opts.accessToken(shop, { force: forceToken });
+        let status: number;
+        let retryAfter: string | null = null;
+        let body: GraphqlBody | null = null;
+        try {
+          const res = await fetch(`https://${shop}/admin/api/${opts.apiVersion}/graphql.json`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json', 'x-shopify-access-token': token },
+            body: JSON.stringify({ query, variables }),
+            signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000),
+          });
+          status = res.status;
+          retryAfter = res.headers.get('retry-after');
+          body = (await res.json().catch(() => null)) as GraphqlBody | null;
+        } catch (e) {
+          if (attempt >= maxAttempts) throw new ShopifyAdminError(`Shopify unreachable: ${(e as Error).message}`, { retryable: true });
+          opts.log.warn({ shop, operation, attempt, err: (e as Error).message }, 'shopify admin request failed; retrying');
+          await sleep(Math.min(MAX_WAIT_MS, 500 * 2 ** (attempt - 1)));
+          continue;
+        }
+        const c = classifyAdminResponse(status, retryAfter, body, attempt);
+        if (c.kind === 'ok') return c.data as T;
+        if (c.kind === 'fail') throw new ShopifyAdminError(c.message, { retryable: false, status: c.status });
+        if (c.kind === 'refresh_token') {
+          if (refreshed) throw new ShopifyAdminError('Shopify rejected the access token; the merchant must open the app to re-authorise', { retryable: false, status: 401 });
+          refreshed = true;
+          forceToken = true;
+          continue;
+        }
+        forceToken = false;
+        if (attempt >= maxAttempts) throw new ShopifyAdminError(`Shopify kept answering ${c.reason}`, { retryable: true, status });
+        opts.log.info({ shop, operation, attempt, waitMs: c.waitMs, reason: c.reason }, 'shopify admin request throttled; waiting');
+        await sleep(c.waitMs);
+      }
+    },
+  };
+}

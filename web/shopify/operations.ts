@@ -1,0 +1,170 @@
+// Every Admin GraphQL operation the app sends, in one place. The shop
+// simulator (web/shop-sim) serves exactly these by operation name and rejects
+// anything else, so a new query cannot slip in untested.
+import { throwOnUserErrors, type AdminApi } from './admin-api.ts';
+
+export const METAFIELD_NAMESPACE = '$app:same_day_dispatch';
+export const DISPATCHED_TAG = 'same-day-dispatched';
+
+export const ORDER_FOR_DISPATCH = /* GraphQL */ `
+  query OrderForDispatch($id: ID!) {
+    order(id: $id) {
+      id
+      name
+      email
+      phone
+      note
+      test
+      cancelledAt
+      sourceName
+      currencyCode
+      totalPriceSet { shopMoney { amount currencyCode } }
+      totalWeight
+      customer { id email phone }
+      shippingAddress { name firstName lastName company address1 address2 city province zip country countryCodeV2 phone latitude longitude }
+      shippingLines(first: 5) { nodes { title code source } }
+      lineItems(first: 100) { nodes { id quantity requiresShipping } }
+    }
+  }`;
+
+export const ORDER_FULFILLMENT_ORDERS = /* GraphQL */ `
+  query OrderFulfillmentOrders($id: ID!) {
+    order(id: $id) {
+      id
+      fulfillmentOrders(first: 20) {
+        nodes {
+          id
+          status
+          requestStatus
+          deliveryMethod { methodType }
+          assignedLocation { location { id } }
+          lineItems(first: 100) { nodes { id remainingQuantity requiresShipping } }
+        }
+      }
+    }
+  }`;
+
+export const FULFILLMENT_CREATE = /* GraphQL */ `
+  mutation FulfillmentCreate($fulfillment: FulfillmentInput!, $message: String) {
+    fulfillmentCreate(fulfillment: $fulfillment, message: $message) {
+      fulfillment { id status }
+      userErrors { field message }
+    }
+  }`;
+
+export const FULFILLMENT_EVENT_CREATE = /* GraphQL */ `
+  mutation FulfillmentEventCreate($fulfillmentEvent: FulfillmentEventInput!) {
+    fulfillmentEventCreate(fulfillmentEvent: $fulfillmentEvent) {
+      fulfillmentEvent { id status happenedAt }
+      userErrors { field message }
+    }
+  }`;
+
+export const METAFIELDS_SET = /* GraphQL */ `
+  mutation MetafieldsSet($metafields: [MetafieldsSetInput!]!) {
+    metafieldsSet(metafields: $metafields) {
+      metafields { key namespace value }
+      userErrors { field message code }
+    }
+  }`;
+
+export const TAGS_ADD = /* GraphQL */ `
+  mutation TagsAdd($id: ID!, $tags: [String!]!) {
+    tagsAdd(id: $id, tags: $tags) {
+      node { id }
+      userErrors { field message }
+    }
+  }`;
+
+export const SHOP_LOCATIONS = /* GraphQL */ `
+  query ShopLocations {
+    locations(first: 50) { nodes { id name isActive fulfillsOnlineOrders address { city countryCode } } }
+  }`;
+
+export const gid = (type: string, id: string) => (id.startsWith('gid://') ? id : `gid://shopify/${type}/${id}`);
+export const numericId = (gidOrId: string) => gidOrId.split('/').pop()!;
+
+export interface DeliveryMetafields {
+  status: string;
+  jobId?: string | null;
+  courierOrderId?: string | null;
+  price?: string | null;
+  currency?: string | null;
+}
+
+/** Order metafields in the app's namespace: status, job id, courier order id, price. */
+export async function setOrderMetafields(api: AdminApi, shop: string, orderGid: string, m: DeliveryMetafields): Promise<void> {
+  const text = (key: string, value: string) => ({ ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key, type: 'single_line_text_field', value });
+  const metafields = [text('status', m.status)];
+  if (m.jobId) metafields.push(text('job_id', m.jobId));
+  if (m.courierOrderId) metafields.push(text('courier_order_id', m.courierOrderId));
+  if (m.price && m.currency) {
+    metafields.push({
+      ownerId: orderGid,
+      namespace: METAFIELD_NAMESPACE,
+      key: 'delivery_price',
+      type: 'money',
+      value: JSON.stringify({ amount: m.price, currency_code: m.currency }),
+    });
+  }
+  const data = await api.request(shop, METAFIELDS_SET, { metafields });
+  throwOnUserErrors('metafieldsSet', data?.metafieldsSet);
+}
+
+export async function addOrderTag(api: AdminApi, shop: string, orderGid: string, tag = DISPATCHED_TAG): Promise<void> {
+  const data = await api.request(shop, TAGS_ADD, { id: orderGid, tags: [tag] });
+  throwOnUserErrors('tagsAdd', data?.tagsAdd);
+}
+
+export interface FulfillmentOrderNode {
+  id: string;
+  status: string;
+  requestStatus?: string;
+  deliveryMethod?: { methodType?: string } | null;
+  assignedLocation?: { location?: { id: string } | null } | null;
+  lineItems: { nodes: Array<{ id: string; remainingQuantity: number; requiresShipping?: boolean }> };
+}
+
+export async function fetchFulfillmentOrders(api: AdminApi, shop: string, orderGid: string): Promise<FulfillmentOrderNode[]> {
+  const data = await api.request(shop, ORDER_FULFILLMENT_ORDERS, { id: orderGid });
+  return data?.order?.fulfillmentOrders?.nodes ?? [];
+}
+
+/** The location of the order's first open fulfillment order that ships, as a numeric id. */
+export async function fetchAssignedLocationId(api: AdminApi, shop: string, orderGid: string): Promise<string | null> {
+  const open = (await fetchFulfillmentOrders(api, shop, orderGid)).filter((f) => f.status === 'OPEN' || f.status === 'IN_PROGRESS');
+  const loc = open.find((f) => f.deliveryMethod?.methodType !== 'PICK_UP')?.assignedLocation?.location?.id;
+  return loc ? numericId(loc) : null;
+}
+
+/** An order read over GraphQL, in the orders/paid (REST) shape our snapshot parser reads. */
+export async function fetchOrderAsPayload(api: AdminApi, shop: string, orderId: string): Promise<Record<string, unknown> | null> {
+  const data = await api.request(shop, ORDER_FOR_DISPATCH, { id: gid('Order', orderId) });
+  const o = data?.order;
+  if (!o) return null;
+  const a = o.shippingAddress;
+  return {
+    id: numericId(o.id),
+    admin_graphql_api_id: o.id,
+    name: o.name,
+    email: o.email,
+    phone: o.phone,
+    note: o.note,
+    test: o.test,
+    cancelled_at: o.cancelledAt,
+    source_name: o.sourceName,
+    currency: o.totalPriceSet?.shopMoney?.currencyCode ?? o.currencyCode,
+    total_price: o.totalPriceSet?.shopMoney?.amount,
+    total_weight: o.totalWeight === null || o.totalWeight === undefined ? null : Number(o.totalWeight),
+    customer: o.customer ? { id: numericId(o.customer.id), email: o.customer.email, phone: o.customer.phone } : null,
+    shipping_address: a
+      ? {
+          name: a.name, first_name: a.firstName, last_name: a.lastName, company: a.company, address1: a.address1, address2: a.address2,
+          city: a.city, province: a.province, zip: a.zip, country: a.country, country_code: a.countryCodeV2, phone: a.phone,
+          latitude: a.latitude, longitude: a.longitude,
+        }
+      : null,
+    shipping_lines: (o.shippingLines?.nodes ?? []).map((l: any) => ({ title: l.title, code: l.code, source: l.source })),
+    line_items: (o.lineItems?.nodes ?? []).map((l: any) => ({ id: numericId(l.id), quantity: l.quantity, requires_shipping: l.requiresShipping })),
+  };
+}
