@@ -14,6 +14,8 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'courier', include: ['test/courier/**/*.test.ts'] } },
       { extends: true, test: { name: 'process', include: ['test/process/**/*.test.ts'] } },
+      // Real headless Chromium (/usr/bin/chromium) against the app serving the built frontend.
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], env: { TEST_DB: 'sqlite' }, globalSetup: ['test/support/global-setup.ts'] } },
       {
         extends: true,
         test: { name: 'sqlite', include: integration, env: { TEST_DB: 'sqlite' }, globalSetup: ['test/support/global-setup.ts'] },

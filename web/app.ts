@@ -5,6 +5,7 @@ import type { AppContext } from './context.ts';
 import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import { ordersCancelledHandler, ordersPaidHandler } from './dispatch/service.ts';
+import { mountAdmin } from './admin/index.ts';
 import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
 import type { Shopify } from './shopify/app.ts';
@@ -43,9 +44,7 @@ export function buildApp(s: AppServices): Express {
   app.get('/api/auth/callback', s.shopify.auth.callback(), s.shopify.redirectToShopifyOrAppRoot());
 
   app.use(s.shopify.cspHeaders());
-  app.get('/', s.shopify.ensureInstalledOnShop(), (_req, res) => {
-    res.type('html').send('<!doctype html><title>Same-Day Dispatch</title><p>Same-Day Dispatch is installed.</p>');
-  });
+  mountAdmin(app, { ctx, shopify: s.shopify });
 
   app.use(notFound);
   app.use(errorHandler);

@@ -64,3 +64,13 @@ describe('loadConfig', () => {
     expect(c.encryptionKeys?.[0]).toEqual(Buffer.alloc(32, 7));
   });
 });
+
+describe('the shop simulator switch', () => {
+  it('is off by default and refused in production with one line', () => {
+    expect(loadConfig({}).shopSimulatorUrl).toBeNull();
+    expect(loadConfig({ SHOP_SIMULATOR_URL: 'http://127.0.0.1:4020/' }).shopSimulatorUrl).toBe('http://127.0.0.1:4020');
+    expect(error({ ...prod, SHOP_SIMULATOR_URL: 'http://127.0.0.1:4020' })).toBe(
+      'Configuration error: SHOP_SIMULATOR_URL is not allowed when NODE_ENV=production (it sends Shopify traffic to a local simulator)',
+    );
+  });
+});

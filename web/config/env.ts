@@ -49,10 +49,15 @@ const schema = z
     // Default courier API base URLs per environment; a shop's own setting wins.
     // The test default is the local sandbox courier (`npm run sandbox`).
     COURIER_TEST_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the http(s) base URL of the courier test API' }).default('http://127.0.0.1:4010'),
+    // Development only: route Shopify Admin API traffic for *.myshopify.com to the local shop simulator.
+    SHOP_SIMULATOR_URL: z.url({ protocol: /^http$/, error: 'expected the http:// URL of the local shop simulator' }).optional(),
     COURIER_LIVE_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the https base URL of the courier live API' }).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
+    if (env.SHOP_SIMULATOR_URL) {
+      ctx.addIssue({ code: 'custom', path: ['SHOP_SIMULATOR_URL'], message: 'is not allowed when NODE_ENV=production (it sends Shopify traffic to a local simulator)' });
+    }
     for (const name of ['SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET', 'SHOPIFY_APP_URL', 'ENCRYPTION_KEY'] as const) {
       if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when NODE_ENV=production' });
     }
@@ -71,6 +76,8 @@ export interface AppConfig {
   logLevel: RawEnv['LOG_LEVEL'];
   publicWebhookBaseUrl: string;
   courierBaseUrls: { test: string; live: string | null };
+  /** Development only (refused in production): where *.myshopify.com Admin traffic goes instead. */
+  shopSimulatorUrl: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     encryptionKeys: keys,
     logLevel: e.LOG_LEVEL,
     publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
+    shopSimulatorUrl: e.SHOP_SIMULATOR_URL?.replace(/\/+$/, '') ?? null,
     courierBaseUrls: {
       test: e.COURIER_TEST_BASE_URL.replace(/\/+$/, ''),
       live: e.COURIER_LIVE_BASE_URL?.replace(/\/+$/, '') ?? null,
