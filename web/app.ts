@@ -6,6 +6,7 @@ import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import { ordersCancelledHandler, ordersPaidHandler } from './dispatch/service.ts';
 import { mountAdmin } from './admin/index.ts';
+import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
 import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
 import type { Shopify } from './shopify/app.ts';
@@ -39,6 +40,7 @@ export function buildApp(s: AppServices): Express {
 
   // Raw-body routes first: signatures cover the exact bytes.
   app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers: shopifyTopicHandlers(ctx.queue), log: ctx.log }));
+  app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
 
   app.get('/api/auth', s.shopify.auth.begin());
   app.get('/api/auth/callback', s.shopify.auth.callback(), s.shopify.redirectToShopifyOrAppRoot());

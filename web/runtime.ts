@@ -6,6 +6,7 @@ import { CourierClients, type AppContext, type CourierClientTuning } from './con
 import type { Database } from './db/client.ts';
 import { createSessionStorage } from './db/session-storage.ts';
 import { registerDispatchJobs, DISPATCH_RETRY } from './dispatch/dispatcher.ts';
+import { registerFulfillmentJobs, type FulfillmentJobOptions } from './fulfillment/jobs.ts';
 import { createJobQueue } from './jobs/index.ts';
 import type { Logger } from './ops/logger.ts';
 import { SecretBox } from './security/crypto.ts';
@@ -20,6 +21,7 @@ export interface RuntimeOptions {
   workers: boolean;
   courier?: CourierClientTuning;
   dispatchRetry?: Partial<typeof DISPATCH_RETRY>;
+  fulfillment?: FulfillmentJobOptions;
   queue?: { pollIntervalMs?: number; leaseMs?: number };
 }
 
@@ -60,7 +62,10 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     courier: new CourierClients(log.child({ component: 'courier' }), opts.courier),
     now: Date.now,
   };
-  if (opts.workers) await registerDispatchJobs(ctx, opts.dispatchRetry);
+  if (opts.workers) {
+    await registerDispatchJobs(ctx, opts.dispatchRetry);
+    await registerFulfillmentJobs(ctx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
+  }
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();
   return {

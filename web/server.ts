@@ -15,6 +15,7 @@ import type { Shopify } from './shopify/app.ts';
 import type { AppContext } from './context.ts';
 import { createRuntime, encryptionBox, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { buildApp, buildStartupApp } from './app.ts';
+import { installShopifyRouting } from './shop-sim/route.ts';
 
 export interface RunningServer {
   url: string;
@@ -35,6 +36,10 @@ export interface StartOptions {
 
 export async function startServer(config: AppConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger({ level: config.logLevel });
+  if (config.shopSimulatorUrl) {
+    log.warn({ shopSimulatorUrl: config.shopSimulatorUrl }, 'SHOP_SIMULATOR_URL is set: Shopify traffic for *.myshopify.com goes to the local shop simulator, not Shopify (development only)');
+    installShopifyRouting(config.shopSimulatorUrl, log);
+  }
   const box = encryptionBox(config, log);
   if (config.shopify.placeholders) log.warn('SHOPIFY_API_KEY/SHOPIFY_API_SECRET are not set: using development placeholders');
 

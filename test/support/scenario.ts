@@ -82,3 +82,23 @@ export async function waitForStatus(app: TestApp, domain: string, orderId: strin
     return d && wanted.includes(d.status) ? d : null;
   }, `delivery of order ${orderId} to reach ${wanted.join('/')}`, timeoutMs);
 }
+
+/**
+ * Gives the shop its own courier account in the sandbox (client id/secret,
+ * stores, webhook URL = the shop's endpoint for the test environment, signed
+ * with the shop's webhook secret), as a merchant would set up in the portal.
+ */
+export async function connectCourierAccount(s: Scenario, domain: string, opts: { app?: TestApp; webhookSecret?: string } = {}) {
+  const app = opts.app ?? s.app;
+  const shop = await app.db.shop.findUniqueOrThrow({ where: { domain }, include: { environments: true } });
+  const env = shop.environments.find((e) => e.environment === 'test')!;
+  const clientId = `client-${domain.split('.')[0]}`;
+  const clientSecret = `secret-${domain.split('.')[0]}-0123456789`;
+  await s.courier.putApp(clientId, {
+    clientSecret,
+    storeIds: ['store_sandbox_001', 'store_sandbox_002'],
+    webhook: { url: `${app.url}/webhooks/delivery/${env.endpointId}`, secret: opts.webhookSecret ?? WEBHOOK_SECRET },
+  });
+  await updateEnvironment(app.db, app.server.services()!.box, domain, 'test', { clientId, clientSecret });
+  return { clientId, endpointId: env.endpointId, endpointUrl: `${app.url}/webhooks/delivery/${env.endpointId}` };
+}

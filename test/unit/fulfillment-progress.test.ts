@@ -15,6 +15,7 @@ describe('decideEvent', () => {
     ['a synonym is ranked like its twin', at('IN_PROGRESS', 'driver_assigned'), 'Collected', { apply: true, courierStatus: 'collected', rank: 30 }],
     ['a late lower status is not applied', at('IN_PROGRESS', 'in_transit'), 'picked_up', { apply: false, why: 'stale' }],
     ['the same status again is a duplicate', at('IN_PROGRESS', 'in_transit'), 'in_transit', { apply: false, why: 'duplicate' }],
+    ['a synonym of the current step is a duplicate', at('IN_PROGRESS', 'picked_up'), 'collected', { apply: false, why: 'duplicate' }],
     ['nothing moves after delivered', at('DELIVERED', 'delivered'), 'failed', { apply: false, why: 'after_terminal' }],
     ['nothing moves after failed', at('NEEDS_ATTENTION', 'failed'), 'delivered', { apply: false, why: 'after_terminal' }],
     ['an unknown status is not applied', at('IN_PROGRESS', 'driver_assigned'), 'teleported', { apply: false, why: 'unknown_status' }],

@@ -27,6 +27,8 @@ import {
 import { fetchOrderAsPayload } from '../shopify/operations.ts';
 import { getSettings } from '../settings/store.ts';
 import { MissingCredentialsError } from '../context.ts';
+import { sendTestWebhook } from '../fulfillment/test-webhook.ts';
+import { reconcileOnce } from '../fulfillment/reconcile.ts';
 import type { CliRuntime } from './runtime.ts';
 import { readSecret } from './secrets.ts';
 
@@ -388,6 +390,31 @@ export const COMMANDS: Record<string, Command> = {
         if (e instanceof DeliveryApiError || e instanceof MissingCredentialsError) throw new CliError(e.message);
         throw e;
       }
+    },
+  },
+
+  'test-webhook': {
+    summary: 'ask the courier to send a test webhook and report whether our endpoint verified it',
+    usage: 'test-webhook <shop> [--env test|live]',
+    async run(rt, args) {
+      const { values, positionals } = parse(args, { env: { type: 'string' } }, 1);
+      const shop = await requireShop(rt.ctx.db, shopArg(positionals[0]));
+      const env = envArg('env', values.env) ?? (await getSettings(rt.ctx.db, shop.domain)).activeEnvironment;
+      const r = await sendTestWebhook(rt.ctx, shop.domain, env);
+      if (values.json) return rt.out(JSON.stringify(r));
+      if (!r.verified) throw new CliError(r.message);
+      rt.out(`OK: ${r.message}.`);
+    },
+  },
+
+  reconcile: {
+    summary: 'ask the courier now about quiet deliveries and retry unmatched events',
+    usage: 'reconcile [<shop>]',
+    async run(rt, args) {
+      const { values, positionals } = parse(args, {}, 1);
+      const r = await reconcileOnce(rt.ctx, positionals[0] ? { shopDomain: shopArg(positionals[0]) } : {});
+      if (values.json) return rt.out(JSON.stringify(r));
+      rt.out(`Checked ${r.checked} quiet deliveries: ${r.changed} changed, ${r.failed} could not be read; ${r.rematched} unmatched events retried.`);
     },
   },
 

@@ -12,7 +12,6 @@
 import type { AppContext } from '../context.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
-import type { Tx } from '../db/client.ts';
 import { parseStoredSettings, type EnvironmentName } from '../settings/schema.ts';
 import { courierAccess } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
@@ -20,23 +19,23 @@ import { fetchAssignedLocationId, setOrderMetafields, addOrderTag } from '../sho
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderGidOf, orderIdOf, OverridesSchema, parseOrderSnapshot } from './order.ts';
-import { addEvent, DISPATCH_JOB, problemsMessage, WRITEBACK_JOB, type DispatchJobData } from './service.ts';
+import { addEvent, problemsMessage } from './service.ts';
+import { addCourierRefs } from './refs.ts';
+import { errorMessage } from '../ops/errors.ts';
+import { enqueueRematch, enqueueSync } from '../fulfillment/events.ts';
+import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
 import type { Problem, ReasonCode } from './status.ts';
-
-export interface WritebackJobData {
-  deliveryId: string;
-}
 
 export const DISPATCH_RETRY = { maxAttempts: 10, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
 
 export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeof DISPATCH_RETRY> = {}): Promise<void> {
   const policy = { ...DISPATCH_RETRY, ...retry };
-  await ctx.queue.work<DispatchJobData>(DISPATCH_JOB, (job) => runDispatch(ctx, job.data, job.attempt), {
+  await ctx.queue.work<DispatchJobData>(JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt), {
     concurrency: 8,
     retry: policy,
     onExhausted: (job, error) => markFailed(ctx, job.data, error),
   });
-  await ctx.queue.work<WritebackJobData>(WRITEBACK_JOB, (job) => runWriteback(ctx, job.data), {
+  await ctx.queue.work<DeliveryJobData>(JOBS.writeback, (job) => runWriteback(ctx, job.data), {
     concurrency: 4,
     retry: policy,
     onExhausted: async (job, error) => {
@@ -188,17 +187,11 @@ export async function recordCreated(ctx: AppContext, deliveryId: string, generat
       source: 'courier',
       message: `Courier order ${r.orderId} created: job ${r.dispatchId}, ${r.deliveryPrice} ${r.currency}`,
     });
-    await ctx.queue.enqueue<WritebackJobData>(tx, WRITEBACK_JOB, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}` });
+    await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.writeback, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}` });
+    // The fulfillment may be due now (trigger "accepted"), and webhooks that beat this answer can match now.
+    await enqueueSync(ctx, tx, deliveryId);
+    await enqueueRematch(ctx, tx, current.shopId, env);
   });
-}
-
-/** Remembers every courier id of a delivery so webhooks can be matched whatever id they carry. */
-export async function addCourierRefs(tx: Tx, deliveryId: string, shopId: string, environment: string, generation: number, refs: Array<[string, string | null | undefined]>) {
-  for (const [kind, value] of refs) {
-    if (!value) continue;
-    const exists = await tx.courierRef.findFirst({ where: { shopId, environment, value, kind } });
-    if (!exists) await tx.courierRef.create({ data: { deliveryId, shopId, environment, generation, kind, value } });
-  }
 }
 
 async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown): Promise<void> {
@@ -214,7 +207,7 @@ async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown)
 }
 
 /** Order metafields and tag; retried on its own and never touches the courier. */
-export async function runWriteback(ctx: AppContext, job: WritebackJobData): Promise<void> {
+export async function runWriteback(ctx: AppContext, job: DeliveryJobData): Promise<void> {
   const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
   if (!d || !d.courierOrderId) return;
   const orderGid = `gid://shopify/Order/${d.shopifyOrderId}`;
@@ -241,8 +234,4 @@ export function reasonForCourierError(e: DeliveryApiError): ReasonCode {
     default:
       return 'courier_rejected';
   }
-}
-
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

@@ -16,15 +16,10 @@ import type { TopicHandler } from '../shopify/webhooks.ts';
 import { decideEligibility } from './eligibility.ts';
 import type { Logger } from '../ops/logger.ts';
 import { OrderPayloadError, orderIdOf, OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from './order.ts';
+import { isSuccess } from '../fulfillment/progress.ts';
 import { ACTIONABLE, BOOKED, type DeliveryStatus, type Problem } from './status.ts';
 
-export const DISPATCH_JOB = 'dispatch';
-export const WRITEBACK_JOB = 'shopify-writeback';
-
-export interface DispatchJobData {
-  deliveryId: string;
-  generation: number;
-}
+import { JOBS, type DeliveryJobData, type DispatchJobData } from '../jobs/names.ts';
 
 export class ActionError extends Error {
   readonly status: number;
@@ -54,7 +49,7 @@ export async function addEvent(
 }
 
 export async function enqueueDispatch(tx: Tx, queue: JobQueue, deliveryId: string, generation: number): Promise<void> {
-  await queue.enqueue<DispatchJobData>(tx, DISPATCH_JOB, { deliveryId, generation }, { singletonKey: `dispatch:${deliveryId}:${generation}` });
+  await queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId, generation }, { singletonKey: `dispatch:${deliveryId}:${generation}` });
 }
 
 /**
@@ -175,7 +170,8 @@ async function requeue(
       shopifyStatus: null, dispatchedAt: null,
     });
   }
-  const n = await tx.delivery.updateMany({ where: { id: d.id, updatedAt: d.updatedAt }, data });
+  // Guard only what this decision rests on: background bookkeeping (sync watermarks, timestamps) may change freely.
+  const n = await tx.delivery.updateMany({ where: { id: d.id, status: d.status, generation: d.generation }, data });
   if (n.count !== 1) throw new ActionError('the delivery changed meanwhile; reload and try again');
   await addEvent(tx, d.id, { kind: 'requeued', message: opts.note, source: 'merchant' });
   await enqueueDispatch(tx, queue, d.id, generation);
@@ -215,6 +211,14 @@ export async function recordAndDispatch(tx: Tx, queue: JobQueue, shopDomain: str
 /** FAILED: resend the stored request (same key). NEEDS_ATTENTION: rebuild from the order. */
 export async function retryDelivery(tx: Tx, queue: JobQueue, shopDomain: string, deliveryId: string) {
   const d = await loadForAction(tx, shopDomain, deliveryId);
+  if (d.status === 'NEEDS_ATTENTION' && d.reasonCode === 'shopify_error' && d.courierOrderId) {
+    // The courier side is fine; only the Shopify write-back failed: write it again.
+    const status = isSuccess(d.courierStatus) ? 'DELIVERED' : d.courierStatusRank > 0 ? 'IN_PROGRESS' : 'CREATED';
+    await tx.delivery.update({ where: { id: d.id }, data: { status, reasonCode: null, reason: null, lastError: null, syncLockedUntil: null } });
+    await addEvent(tx, d.id, { kind: 'requeued', message: 'Shopify update retried', source: 'merchant' });
+    await queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId: d.id });
+    return;
+  }
   if (d.status === 'FAILED') return requeue(tx, queue, d, { newGeneration: false, rebuild: false, note: 'Retry requested' });
   if (d.status === 'NEEDS_ATTENTION') return requeue(tx, queue, d, attentionRequeue(d, 'Retry requested'));
   if (d.status === 'SKIPPED') throw new ActionError('delivery was skipped; use dispatch now to send it');

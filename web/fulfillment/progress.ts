@@ -103,7 +103,8 @@ export function decideEvent(current: CurrentProgress, incoming: string): EventDe
     return { apply: false, why: current.courierStatus === status ? 'duplicate' : 'after_terminal' };
   }
   if (rank < current.courierStatusRank) return { apply: false, why: 'stale' };
-  if (rank === current.courierStatusRank && current.courierStatus === status) return { apply: false, why: 'duplicate' };
+  // Same rank: the same step again (or a synonym of it, e.g. collected after picked_up).
+  if (rank === current.courierStatusRank) return { apply: false, why: 'duplicate' };
 
   let next: DeliveryStatus = current.status;
   let attention: { code: 'courier_failed' | 'courier_cancelled'; message: string } | null = null;

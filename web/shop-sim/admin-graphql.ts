@@ -215,6 +215,7 @@ const HANDLERS: Record<string, Handler> = {
               lineItems: { nodes: f.lineItems.map((li) => ({ id: gid('FulfillmentOrderLineItem', li.id), remainingQuantity: li.remainingQuantity, requiresShipping: li.requiresShipping })) },
             })),
           },
+          fulfillments: o.fulfillments.map((f) => ({ id: gid('Fulfillment', f.id), status: f.status, trackingInfo: f.trackingInfo.number || f.trackingInfo.company ? [f.trackingInfo] : [] })),
         },
       },
     };
@@ -291,6 +292,8 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   TagsAdd(shop, v) {
+    const injected = userErrors(shop, 'TagsAdd', ['tags']);
+    if (injected.length) return { data: { tagsAdd: { node: null, userErrors: injected } }, userErrors: true };
     const o = shop.order(v.id);
     if (!o) return { data: { tagsAdd: { node: null, userErrors: [{ field: ['id'], message: 'Order does not exist' }] } }, userErrors: true };
     for (const t of v.tags ?? []) if (!o.tags.includes(t)) o.tags.push(t);
@@ -306,9 +309,20 @@ const HANDLERS: Record<string, Handler> = {
       },
     };
   },
+
+  // Not ours: shopify-app-express's OAuth callback (registerWebhooks) lists the
+  // shop's API-created subscriptions to reconcile them. Our subscriptions live in
+  // shopify.app.toml (app-specific), which this query does not return, so the
+  // answer is an empty page and the library registers and deletes nothing.
+  shopifyApiReadWebhookSubscriptions() {
+    return { data: { webhookSubscriptions: { edges: [], pageInfo: { endCursor: null, hasNextPage: false } } } };
+  },
 };
 
 export const SUPPORTED_OPERATIONS = Object.keys(HANDLERS);
+
+/** Mutations whose next call can be answered with an injected userError (shop.failNext). */
+export const USER_ERROR_OPERATIONS = ['FulfillmentCreate', 'FulfillmentEventCreate', 'MetafieldsSet', 'TagsAdd'];
 
 /** One Admin GraphQL request against a simulated shop. */
 export function handleAdminGraphql(shop: SimShop, accessToken: string | null | undefined, req: GraphqlRequest): GraphqlResponse {

@@ -1,6 +1,8 @@
 // Every Admin GraphQL operation the app sends, in one place. The shop
 // simulator (web/shop-sim) serves exactly these by operation name and rejects
-// anything else, so a new query cannot slip in untested.
+// anything else, so a new query cannot slip in untested. (It also serves
+// shopifyApiReadWebhookSubscriptions, which shopify-app-express sends itself
+// during the OAuth callback.)
 import { throwOnUserErrors, type AdminApi } from './admin-api.ts';
 
 export const METAFIELD_NAMESPACE = '$app:same_day_dispatch';
@@ -41,6 +43,7 @@ export const ORDER_FULFILLMENT_ORDERS = /* GraphQL */ `
           lineItems(first: 100) { nodes { id remainingQuantity requiresShipping } }
         }
       }
+      fulfillments(first: 50) { id status trackingInfo(first: 5) { company number url } }
     }
   }`;
 
@@ -125,9 +128,20 @@ export interface FulfillmentOrderNode {
   lineItems: { nodes: Array<{ id: string; remainingQuantity: number; requiresShipping?: boolean }> };
 }
 
-export async function fetchFulfillmentOrders(api: AdminApi, shop: string, orderGid: string): Promise<FulfillmentOrderNode[]> {
+export interface FulfillmentNode {
+  id: string;
+  status: string;
+  trackingInfo: Array<{ company: string | null; number: string | null; url: string | null }>;
+}
+
+export async function fetchFulfillmentState(api: AdminApi, shop: string, orderGid: string): Promise<{ fulfillmentOrders: FulfillmentOrderNode[]; fulfillments: FulfillmentNode[] } | null> {
   const data = await api.request(shop, ORDER_FULFILLMENT_ORDERS, { id: orderGid });
-  return data?.order?.fulfillmentOrders?.nodes ?? [];
+  if (!data?.order) return null;
+  return { fulfillmentOrders: data.order.fulfillmentOrders?.nodes ?? [], fulfillments: data.order.fulfillments ?? [] };
+}
+
+export async function fetchFulfillmentOrders(api: AdminApi, shop: string, orderGid: string): Promise<FulfillmentOrderNode[]> {
+  return (await fetchFulfillmentState(api, shop, orderGid))?.fulfillmentOrders ?? [];
 }
 
 /** The location of the order's first open fulfillment order that ships, as a numeric id. */

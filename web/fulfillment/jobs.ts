@@ -1,0 +1,26 @@
+// The fulfillment side's queues: courier events, Shopify sync, rematching, reconciliation.
+import type { AppContext } from '../context.ts';
+import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobData } from '../jobs/names.ts';
+import { errorMessage } from '../ops/errors.ts';
+import { processCourierEvent, rematchEvents } from './events.ts';
+import { reconcileOnce } from './reconcile.ts';
+import { runFulfillmentSync, shopifyAttention } from './sync.ts';
+
+export interface FulfillmentJobOptions {
+  retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
+  /** How often reconciliation runs (one run per interval across all instances); 0 = never. */
+  reconcileIntervalMs?: number;
+}
+
+export async function registerFulfillmentJobs(ctx: AppContext, opts: FulfillmentJobOptions = {}): Promise<void> {
+  const retry = { maxAttempts: 10, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000, ...opts.retry };
+  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 8, retry });
+  await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId), {
+    concurrency: 4,
+    retry,
+    onExhausted: (job, error) => shopifyAttention(ctx, job.data.deliveryId, `Could not update the Shopify order: ${errorMessage(error)}`),
+  });
+  await ctx.queue.work<RematchJobData>(JOBS.rematch, async (job) => void (await rematchEvents(ctx, job.data)), { concurrency: 1, retry });
+  const every = opts.reconcileIntervalMs ?? 60_000;
+  if (every > 0) await ctx.queue.every(JOBS.reconcile, every, async () => void (await reconcileOnce(ctx)));
+}

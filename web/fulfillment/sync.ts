@@ -1,0 +1,173 @@
+// The fulfillment sync job: brings the Shopify order up to the delivery's
+// courier status (planSync decides; this file does the I/O).
+//
+// Never two fulfillments for one delivery:
+// - a lease on the delivery row (syncLockedUntil) lets one worker at a time
+//   write to Shopify for it, across instances; a job that finds the lease
+//   taken retries later, so no status change is lost;
+// - before creating, the order's fulfillments are read and one carrying our
+//   tracking number (the dispatch job id) is adopted, which covers a crash
+//   between Shopify's answer and our write.
+import type { AppContext } from '../context.ts';
+import { addEvent } from '../dispatch/service.ts';
+import { parseStoredSettings, type Settings } from '../settings/schema.ts';
+import { ShopifyAdminError, throwOnUserErrors } from '../shopify/admin-api.ts';
+import {
+  fetchFulfillmentState,
+  FULFILLMENT_CREATE,
+  FULFILLMENT_EVENT_CREATE,
+  numericId,
+  setOrderMetafields,
+} from '../shopify/operations.ts';
+import { planSync, rankOf } from './progress.ts';
+
+const LEASE_MS = 2 * 60_000;
+
+export class SyncBusyError extends Error {}
+
+type Loaded = NonNullable<Awaited<ReturnType<typeof load>>>;
+
+function load(ctx: AppContext, deliveryId: string) {
+  return ctx.db.delivery.findUnique({
+    where: { id: deliveryId },
+    // Every courier status heard, applied or late: a late one is still true history for Shopify's timeline.
+    include: { shop: true, events: { where: { kind: 'courier_status' } } },
+  });
+}
+
+export async function runFulfillmentSync(ctx: AppContext, deliveryId: string): Promise<void> {
+  const now = new Date(ctx.now());
+  const lease = await ctx.db.delivery.updateMany({
+    where: { id: deliveryId, OR: [{ syncLockedUntil: null }, { syncLockedUntil: { lt: now } }] },
+    data: { syncLockedUntil: new Date(now.getTime() + LEASE_MS) },
+  });
+  if (!lease.count) {
+    if (!(await ctx.db.delivery.count({ where: { id: deliveryId } }))) return;
+    throw new SyncBusyError('another worker is writing this delivery to Shopify; retrying later');
+  }
+  try {
+    const d = await load(ctx, deliveryId);
+    if (!d?.courierOrderId) return;
+    // Shopify refused a write: hold further writes until the merchant retries (which clears this).
+    if (d.status === 'NEEDS_ATTENTION' && d.reasonCode === 'shopify_error') return;
+    await syncDelivery(ctx, d, parseStoredSettings(d.shop.settings));
+  } catch (e) {
+    if (e instanceof ShopifyAdminError && !e.retryable) return shopifyAttention(ctx, deliveryId, e.message);
+    throw e;
+  } finally {
+    await ctx.db.delivery.update({ where: { id: deliveryId }, data: { syncLockedUntil: null } });
+  }
+}
+
+async function syncDelivery(ctx: AppContext, d: Loaded, settings: Settings): Promise<void> {
+  const shop = d.shop.domain;
+  const orderGid = `gid://shopify/Order/${d.shopifyOrderId}`;
+  const plan = planSync({
+    booked: true,
+    courierStatus: d.courierStatus,
+    courierStatusRank: d.courierStatusRank,
+    fulfillmentId: d.fulfillmentId,
+    shopifyRank: d.shopifyRank,
+    history: d.events.flatMap((e) => {
+      const rank = e.status ? rankOf(e.status) : null;
+      return rank === null ? [] : [{ status: e.status!, rank, occurredAt: e.occurredAt }];
+    }),
+    trigger: settings.fulfillment.trigger,
+    mapping: settings.fulfillment.eventMapping,
+  });
+
+  let fulfillmentId = d.fulfillmentId;
+  if (plan.createFulfillment) {
+    fulfillmentId = await createFulfillment(ctx, d, settings, orderGid);
+    if (!fulfillmentId) return;
+  }
+  for (const e of plan.events) {
+    const data = await ctx.admin.request(shop, FULFILLMENT_EVENT_CREATE, {
+      fulfillmentEvent: { fulfillmentId, status: e.event, happenedAt: e.happenedAt.toISOString(), message: `${settings.fulfillment.courierName}: ${e.courierStatus.replace(/_/g, ' ')}` },
+    });
+    throwOnUserErrors('fulfillmentEventCreate', data?.fulfillmentEventCreate);
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyRank: e.rank } });
+    await addEvent(ctx.db, d.id, { kind: 'shopify_event', status: e.event, source: 'shopify', message: `Shopify fulfillment event ${e.event} (courier: ${e.courierStatus})` });
+  }
+  // The order metafield mirrors the courier status.
+  if (d.courierStatus && d.courierStatus !== d.shopifyStatus) {
+    await setOrderMetafields(ctx.admin, shop, orderGid, { status: d.courierStatus });
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyStatus: d.courierStatus } });
+  }
+}
+
+async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings, orderGid: string): Promise<string | null> {
+  const shop = d.shop.domain;
+  const state = await fetchFulfillmentState(ctx.admin, shop, orderGid);
+  if (!state) {
+    await shopifyAttention(ctx, d.id, 'The Shopify order no longer exists');
+    return null;
+  }
+  const ours = state.fulfillments.find((f) => f.status !== 'CANCELLED' && f.trackingInfo.some((t) => t.number === d.dispatchJobId));
+  if (ours) {
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: ours.id } });
+    await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Found the Shopify fulfillment already created for job ${d.dispatchJobId}` });
+    return ours.id;
+  }
+
+  const pickupLocations = await pickupLocationsOf(ctx, d);
+  const open = state.fulfillmentOrders.filter(
+    (f) =>
+      (f.status === 'OPEN' || f.status === 'IN_PROGRESS') &&
+      f.deliveryMethod?.methodType !== 'PICK_UP' &&
+      (!pickupLocations || pickupLocations.includes(numericId(f.assignedLocation?.location?.id ?? ''))),
+  );
+  // fulfillmentCreate takes fulfillment orders of one location at a time.
+  const location = open[0]?.assignedLocation?.location?.id;
+  const groups = open
+    .filter((f) => f.assignedLocation?.location?.id === location)
+    .map((f) => ({
+      fulfillmentOrderId: f.id,
+      fulfillmentOrderLineItems: f.lineItems.nodes.filter((li) => li.remainingQuantity > 0 && li.requiresShipping !== false).map((li) => ({ id: li.id, quantity: li.remainingQuantity })),
+    }))
+    .filter((g) => g.fulfillmentOrderLineItems.length > 0);
+  if (!groups.length) {
+    await shopifyAttention(ctx, d.id, 'The Shopify order has no open fulfillment order at the pickup location (already fulfilled, on hold, or assigned elsewhere)');
+    return null;
+  }
+  const url = settings.fulfillment.trackingUrlTemplate ? trackingUrl(settings.fulfillment.trackingUrlTemplate, d) : null;
+  const data = await ctx.admin.request(shop, FULFILLMENT_CREATE, {
+    fulfillment: {
+      lineItemsByFulfillmentOrder: groups,
+      notifyCustomer: settings.fulfillment.notifyCustomer,
+      trackingInfo: { company: settings.fulfillment.courierName, number: d.dispatchJobId, ...(url ? { url } : {}) },
+    },
+  });
+  throwOnUserErrors('fulfillmentCreate', data?.fulfillmentCreate);
+  const id: string = data.fulfillmentCreate.fulfillment.id;
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id } });
+  await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Shopify fulfillment created with tracking number ${d.dispatchJobId}` });
+  return id;
+}
+
+/** Shopify locations mapped to the store this delivery was picked up from; null = no mapping in use. */
+async function pickupLocationsOf(ctx: AppContext, d: Loaded): Promise<string[] | null> {
+  const env = await ctx.db.courierEnvironment.findUnique({ where: { shopId_environment: { shopId: d.shopId, environment: d.environment ?? 'test' } } });
+  const map: Record<string, string> = JSON.parse(env?.locationStores || '{}');
+  const storeId = d.requestBody ? (JSON.parse(d.requestBody)?.pickup?.storeId as string | undefined) : undefined;
+  const locations = Object.entries(map).filter(([, store]) => store === storeId).map(([loc]) => loc);
+  return locations.length ? locations : null;
+}
+
+export function trackingUrl(template: string, d: { dispatchJobId: string | null; courierOrderId: string | null; courierDeliveryId: string | null; shopifyOrderId: string }): string {
+  const values: Record<string, string> = {
+    jobId: d.dispatchJobId ?? '',
+    orderId: d.courierOrderId ?? '',
+    deliveryId: d.courierDeliveryId ?? '',
+    reference: d.shopifyOrderId,
+  };
+  return template.replace(/\{(jobId|orderId|deliveryId|reference)\}/g, (_, k: string) => encodeURIComponent(values[k]!));
+}
+
+export async function shopifyAttention(ctx: AppContext, deliveryId: string, message: string): Promise<void> {
+  await ctx.db.$transaction(async (tx) => {
+    await tx.delivery.update({ where: { id: deliveryId }, data: { status: 'NEEDS_ATTENTION', reasonCode: 'shopify_error', reason: message, lastError: message } });
+    await addEvent(tx, deliveryId, { kind: 'attention', source: 'shopify', message });
+  });
+  ctx.log.warn({ deliveryId, err: message }, 'fulfillment write-back needs attention');
+}

@@ -1,0 +1,44 @@
+// "Send test webhook": ask the courier to send one signed event to the shop's
+// endpoint for this environment, then report whether our endpoint received and
+// verified it (from the endpoint's last-webhook and last-rejection records).
+import type { AppContext } from '../context.ts';
+import { MissingCredentialsError } from '../context.ts';
+import { DeliveryApiError } from '../delivery/index.ts';
+import type { EnvironmentName } from '../settings/schema.ts';
+import { courierAccess, requireShop } from '../settings/store.ts';
+
+export interface TestWebhookResult {
+  sent: boolean;
+  received: boolean;
+  verified: boolean;
+  message: string;
+}
+
+export async function sendTestWebhook(ctx: AppContext, shopDomain: string, environment: EnvironmentName, opts: { waitMs?: number } = {}): Promise<TestWebhookResult> {
+  const shop = await requireShop(ctx.db, shopDomain);
+  const access = await courierAccess(ctx.db, ctx.box, shop.id, environment, ctx.config.courierBaseUrls);
+  const since = ctx.now() - 1;
+  try {
+    await ctx.courier.for(shopDomain, access).sendTestWebhook();
+  } catch (e) {
+    if (e instanceof DeliveryApiError || e instanceof MissingCredentialsError) return { sent: false, received: false, verified: false, message: `The courier did not send a test webhook: ${e.message}` };
+    throw e;
+  }
+  const deadline = Date.now() + (opts.waitMs ?? 10_000);
+  while (Date.now() < deadline) {
+    const env = await ctx.db.courierEnvironment.findUniqueOrThrow({ where: { id: access.environmentId } });
+    if (env.lastWebhookAt && env.lastWebhookAt.getTime() >= since) {
+      return { sent: true, received: true, verified: true, message: `Received and verified a test webhook at ${env.lastWebhookAt.toISOString()}` };
+    }
+    if (env.lastRejectionAt && env.lastRejectionAt.getTime() >= since) {
+      return { sent: true, received: true, verified: false, message: `A webhook arrived but was rejected: ${env.lastRejectionReason}. Check the webhook secret in the courier portal.` };
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    sent: true,
+    received: false,
+    verified: false,
+    message: 'The courier accepted the request, but no webhook reached this endpoint. Check the webhook URL in the courier portal.',
+  };
+}

@@ -1,0 +1,99 @@
+// POST /webhooks/delivery/:endpointId: the courier's signed status webhooks.
+// One URL per (shop, environment); the endpoint id is random and unguessable.
+//
+// Verified on the raw bytes with that endpoint's secret(s) before any parsing.
+// A verified event is stored (unique per endpoint on x-service-event-id) and its
+// processing job enqueued in one transaction, then acknowledged with 200: all
+// further work is asynchronous (spec rules 6 and 7). A repeat gets 200 and has
+// no second effect. Rejections store no event; the endpoint remembers the last
+// rejection reason so a merchant can see that their portal set-up is wrong.
+import express, { type Request, type Response } from 'express';
+import type { AppContext } from '../context.ts';
+import { isUniqueViolation } from '../db/client.ts';
+import { verifyDeliveryWebhook } from '../delivery/index.ts';
+import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
+import type { Logger } from '../ops/logger.ts';
+import { DecryptionError } from '../security/crypto.ts';
+
+export const WEBHOOK_BODY_LIMIT = '64kb';
+const ENDPOINT_ID = /^ep_[A-Za-z0-9_-]{16,64}$/;
+
+const REASON_TEXT: Record<string, string> = {
+  missing_header: 'a signature header is missing',
+  unsupported_version: 'the signature version is not v1',
+  malformed_signature_header: 'the x-service-signature header is malformed',
+  timestamp_mismatch: 'the signature timestamp does not match x-service-timestamp',
+  timestamp_outside_window: 'the timestamp is outside the replay window (stale, or the clocks disagree)',
+  signature_mismatch: 'the signature does not match this endpoint\'s webhook secret',
+  event_id_mismatch: 'x-service-event-id does not match the payload id',
+  event_type_mismatch: 'x-service-event does not match the payload type',
+  malformed_body: 'the body is not a JSON event',
+};
+
+export function courierWebhookRoute(ctx: AppContext) {
+  return [
+    express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
+    async (req: Request, res: Response) => {
+      const log: Logger = res.locals.log ?? ctx.log;
+      const endpointId = String(req.params.endpointId ?? '');
+      const env = ENDPOINT_ID.test(endpointId)
+        ? await ctx.db.courierEnvironment.findUnique({ where: { endpointId }, include: { shop: true } })
+        : null;
+      if (!env || env.shop.uninstalledAt) {
+        log.warn({ endpointId: endpointId.slice(0, 12) }, 'courier webhook for an unknown endpoint');
+        res.status(404).json({ error: 'unknown webhook endpoint' });
+        return;
+      }
+      const elog = log.child({ shop: env.shop.domain, environment: env.environment });
+      const reject = async (status: number, reason: string, detail: string) => {
+        await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastRejectionAt: new Date(ctx.now()), lastRejectionReason: `${reason}: ${detail}` } });
+        elog.warn({ reason, detail }, 'courier webhook rejected');
+        res.status(status).json({ error: `webhook rejected: ${detail}`, reason });
+      };
+
+      let secrets: string[];
+      try {
+        secrets = [env.webhookSecretEnc, env.webhookSecretPrevEnc].filter((v): v is string => !!v).map((v) => ctx.box.decrypt(v));
+      } catch (e) {
+        if (!(e instanceof DecryptionError)) throw e;
+        return reject(401, 'secret_unreadable', 'the stored webhook secret cannot be read; enter it again');
+      }
+      if (!secrets.length) return reject(401, 'no_secret', `no webhook secret is set for the ${env.environment} environment`);
+
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const v = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets, nowMs: ctx.now() });
+      if (!v.ok) return reject(v.reason === 'malformed_body' ? 400 : 401, v.reason, REASON_TEXT[v.reason] ?? v.detail);
+
+      const { event } = v;
+      const data = event.data ?? ({} as Record<string, unknown>);
+      const occurred = Date.parse(event.created_at);
+      try {
+        await ctx.db.$transaction(async (tx) => {
+          const row = await tx.courierEvent.create({
+            data: {
+              environmentId: env.id,
+              eventId: v.eventId,
+              type: String(event.type),
+              deliveryRef: typeof data.delivery_id === 'string' ? data.delivery_id : null,
+              status: typeof data.status === 'string' ? data.status : null,
+              occurredAt: Number.isNaN(occurred) ? null : new Date(occurred),
+              payload: raw.toString('utf8'),
+              state: 'RECEIVED',
+            },
+          });
+          await ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvent, { eventId: row.id }, { singletonKey: `event:${row.id}` });
+          await tx.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(ctx.now()) } });
+        });
+      } catch (e) {
+        if (!isUniqueViolation(e)) throw e;
+        await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(ctx.now()) } });
+        elog.info({ eventId: v.eventId }, 'duplicate courier webhook acknowledged');
+        res.status(200).json({ received: true, duplicate: true });
+        return;
+      }
+      ctx.queue.notify();
+      elog.info({ eventId: v.eventId, type: event.type, status: data.status }, 'courier webhook stored');
+      res.status(200).json({ received: true });
+    },
+  ];
+}

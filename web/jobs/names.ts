@@ -1,0 +1,29 @@
+// Every queue the app uses, with its payload. Payloads carry ids only.
+export const JOBS = {
+  /** One generation of one delivery → one courier order (web/dispatch/dispatcher.ts). */
+  dispatch: 'dispatch',
+  /** Order metafields and tag after booking (web/dispatch/dispatcher.ts). */
+  writeback: 'shopify-writeback',
+  /** One stored courier webhook → the delivery's status (web/fulfillment/events.ts). */
+  courierEvent: 'courier-event',
+  /** Bring the Shopify fulfillment and its events up to the delivery's status (web/fulfillment/sync.ts). */
+  fulfillmentSync: 'fulfillment-sync',
+  /** Retry matching UNMATCHED events of one courier environment (web/fulfillment/events.ts). */
+  rematch: 'courier-rematch',
+  /** Periodic: ask the courier about quiet deliveries (web/fulfillment/reconcile.ts). */
+  reconcile: 'reconcile',
+} as const;
+
+export interface DispatchJobData {
+  deliveryId: string;
+  generation: number;
+}
+export interface DeliveryJobData {
+  deliveryId: string;
+}
+export interface CourierEventJobData {
+  eventId: string;
+}
+export interface RematchJobData {
+  environmentId: string;
+}
