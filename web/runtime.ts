@@ -50,7 +50,11 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   if (!(await sessionStorage.isReady())) throw new Error('the Session table is missing; run npm run db:migrate');
   const shopify = createShopify(config, sessionStorage, log, (session) => recordInstall(db, session));
   const admin = createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }) });
-  const queue = await createJobQueue(database, { log, ...opts.queue });
+  const queue = await createJobQueue(database, {
+    log,
+    pgboss: { expireInSeconds: config.jobTimeoutSeconds, superviseIntervalSeconds: Math.min(30, Math.max(1, Math.floor(config.jobTimeoutSeconds / 2))) },
+    ...opts.queue,
+  });
   const ctx: AppContext = {
     config,
     log,

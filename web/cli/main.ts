@@ -33,11 +33,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e) => {
-    const known = e instanceof CliError || e instanceof ConfigError || e instanceof ShopNotFoundError;
-    process.stderr.write(`error: ${known ? e.message : `unexpected: ${e?.message ?? e}`}\n`);
-    process.exit(1);
-  },
-);
+// Exit only once stdout and stderr are flushed: process.exit() right after a
+// large write to a pipe would cut the output short.
+const exit = (code: number) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+
+main(process.argv.slice(2)).then(exit, (e) => {
+  const known = e instanceof CliError || e instanceof ConfigError || e instanceof ShopNotFoundError;
+  process.stderr.write(`error: ${known ? e.message : `unexpected: ${e?.message ?? e}`}\n`);
+  exit(1);
+});

@@ -51,6 +51,9 @@ const schema = z
     COURIER_TEST_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the http(s) base URL of the courier test API' }).default('http://127.0.0.1:4010'),
     // Development only: route Shopify Admin API traffic for *.myshopify.com to the local shop simulator.
     SHOP_SIMULATOR_URL: z.url({ protocol: /^http$/, error: 'expected the http:// URL of the local shop simulator' }).optional(),
+    // PostgreSQL (pg-boss): a job running longer is presumed lost (crashed instance) and retried.
+    // Keep it well above the courier client's 30 s deadline.
+    JOB_TIMEOUT_SECONDS: z.coerce.number({ error: 'expected seconds' }).int().min(2).max(3_600).default(300),
     RECONCILE_INTERVAL_SECONDS: z.coerce.number({ error: 'expected seconds' }).int().min(0, 'expected 0 (off) or more seconds').max(86_400).default(60),
     COURIER_LIVE_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the https base URL of the courier live API' }).optional(),
   })
@@ -79,6 +82,8 @@ export interface AppConfig {
   courierBaseUrls: { test: string; live: string | null };
   /** Development only (refused in production): where *.myshopify.com Admin traffic goes instead. */
   shopSimulatorUrl: string | null;
+  /** pg-boss: how long a job may run before it is presumed lost and retried. */
+  jobTimeoutSeconds: number;
   /** How often reconciliation looks for quiet deliveries; 0 = off. */
   reconcileIntervalMs: number;
 }
@@ -111,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+    jobTimeoutSeconds: e.JOB_TIMEOUT_SECONDS,
     shopSimulatorUrl: e.SHOP_SIMULATOR_URL?.replace(/\/+$/, '') ?? null,
     courierBaseUrls: {
       test: e.COURIER_TEST_BASE_URL.replace(/\/+$/, ''),

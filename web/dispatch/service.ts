@@ -71,15 +71,17 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
   return async ({ tx, shop, payload, log, afterCommit }) => {
     const order = readOrder(payload, log);
     if (!order) return;
-    const shopRow = await ensureShop(tx, shop);
+    // The hot path: keep the transaction to a few statements (it holds SQLite's single writer).
+    const shopRow = (await tx.shop.findUnique({ where: { domain: shop } })) ?? (await ensureShop(tx, shop));
     const shopifyOrderId = orderIdOf(order);
-    const existing = await tx.delivery.findUnique({ where: { shopId_shopifyOrderId: { shopId: shopRow.id, shopifyOrderId } } });
+    const existing = await tx.delivery.findUnique({ where: { shopId_shopifyOrderId: { shopId: shopRow.id, shopifyOrderId } }, select: { id: true, status: true } });
     if (existing) {
       log.info({ deliveryId: existing.id, status: existing.status }, 'orders/paid for an order we already hold; nothing changed');
       return;
     }
     const settings = parseStoredSettings(shopRow.settings);
     const decision = decideEligibility(order, settings);
+    const now = new Date();
     const delivery = await tx.delivery.create({
       data: {
         shopId: shopRow.id,
@@ -91,15 +93,20 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
         reason: decision.dispatch ? null : decision.message,
         orderJson: JSON.stringify(order),
         customerId: order.customer?.id ?? null,
+        events: {
+          create: [
+            { kind: 'received', message: `Order ${order.name} paid`, source: 'shopify', occurredAt: now },
+            ...(decision.dispatch ? [] : [{ kind: 'skipped', message: decision.message, source: 'app', occurredAt: now }]),
+          ],
+        },
       },
+      select: { id: true },
     });
-    await addEvent(tx, delivery.id, { kind: 'received', message: `Order ${order.name} paid`, source: 'shopify' });
     if (decision.dispatch) {
       await enqueueDispatch(tx, queue, delivery.id, 1);
       afterCommit(() => queue.notify());
       log.info({ deliveryId: delivery.id, orderName: order.name }, 'order queued for dispatch');
     } else {
-      await addEvent(tx, delivery.id, { kind: 'skipped', message: decision.message });
       log.info({ deliveryId: delivery.id, orderName: order.name, reason: decision.code }, 'order skipped');
     }
   };

@@ -1,0 +1,122 @@
+// The crash the whole design is for: the app (a real child process) is
+// SIGKILLed after the courier committed the order but before the app stored
+// the answer. After a restart there is still exactly one courier order, and
+// the delivery is CREATED. Runs on SQLite and on PostgreSQL.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../web/db/client.ts';
+import { SandboxControl } from '../../web/sandbox/control.ts';
+import { startSandboxCourier, type RunningSandbox } from '../../web/sandbox/courier.ts';
+import { TEST_API_KEY, TEST_API_SECRET } from '../support/app.ts';
+import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
+import { adminPgUrl, pgUrlFor, ROOT } from '../support/paths.ts';
+import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
+import { postShopifyWebhook } from '../support/shopify.ts';
+
+let sandbox: RunningSandbox;
+let courier: SandboxControl;
+beforeAll(async () => {
+  sandbox = await startSandboxCourier({ webhooksEnabled: false });
+  courier = new SandboxControl(sandbox.url);
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+async function freshDatabase(provider: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
+  if (provider === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'sdd-kill-'));
+    return { url: `file:${join(dir, 'app.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `sdd_kill_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminPgUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  return {
+    url: pgUrlFor(name),
+    async drop() {
+      const a = new pg.Client({ connectionString: adminPgUrl() });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+describe.each(['sqlite', 'postgres'] as const)('SIGKILL after the courier committed (%s)', (provider) => {
+  it('restarts into exactly one courier order and a CREATED delivery', async () => {
+    const database = await freshDatabase(provider);
+    const env = {
+      NODE_ENV: 'test',
+      PORT: '0',
+      DATABASE_URL: database.url,
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      SHOPIFY_API_KEY: TEST_API_KEY,
+      SHOPIFY_API_SECRET: TEST_API_SECRET,
+      COURIER_TEST_BASE_URL: sandbox.url,
+      JOB_TIMEOUT_SECONDS: '4',
+      RECONCILE_INTERVAL_SECONDS: '0',
+      LOG_LEVEL: 'info',
+    };
+    const apps: AppProcess[] = [];
+    let opened: Database | null = null;
+    try {
+      let app = spawnApp(env);
+      apps.push(app);
+      const url = await app.url();
+      await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'the app to be ready', 60_000);
+
+      const shop = `kill-${provider}.myshopify.com`;
+      const cli = spawnSync(
+        process.execPath,
+        [join(ROOT, 'web/cli/main.ts'), 'configure', shop, '--auto-dispatch', 'on', '--client-id', 'sandbox-client-id', '--client-secret', 'env', '--pickup-store', 'store_sandbox_001'],
+        { env: { PATH: process.env.PATH, ...env, COURIER_CLIENT_SECRET: 'sandbox-client-secret', LOG_LEVEL: 'error' }, encoding: 'utf8' },
+      );
+      expect(cli.stderr).toBe('');
+      expect(cli.status).toBe(0);
+
+      // The courier commits the order, then holds its answer: the window in which we kill the app.
+      await courier.addFault({ route: 'create', type: 'delay_after_commit', latencyMs: 15_000 });
+      const payload = paidOrder();
+      const reference = orderIdOfPayload(payload);
+      expect((await postShopifyWebhook(url, 'orders/paid', shop, payload)).status).toBe(200);
+      await waitFor(async () => (await courier.ordersCreatedFor(reference)) === 1, 'the courier to commit the order', 30_000);
+      app.child.kill('SIGKILL');
+      await app.exited;
+
+      opened = await openDatabase(database.url);
+      const dbh = opened.db;
+      const before = await dbh.delivery.findFirstOrThrow({ where: { shopifyOrderId: reference } });
+      expect(before.status).toBe('PENDING'); // killed before our write
+      expect(before.courierOrderId).toBeNull();
+      expect(before.idempotencyKey).not.toBeNull(); // the key and body were stored before the call
+
+      app = spawnApp(env);
+      apps.push(app);
+      await app.url();
+      const after = await waitFor(async () => {
+        const d = await dbh.delivery.findFirst({ where: { shopifyOrderId: reference } });
+        return d?.status === 'CREATED' ? d : null;
+      }, 'the delivery to become CREATED after the restart', 60_000);
+
+      const [order] = await courier.orders({ reference });
+      expect(await courier.ordersCreatedFor(reference)).toBe(1);
+      expect(after.courierOrderId).toBe(order!.id);
+      expect(after.dispatchJobId).toBe(order!.dispatchId);
+      expect(after.idempotencyKey).toBe(before.idempotencyKey);
+      expect((await courier.stats()).idempotentReplays).toBeGreaterThanOrEqual(1);
+    } finally {
+      for (const a of apps) if (a.child.exitCode === null) a.child.kill('SIGKILL');
+      await Promise.all(apps.map((a) => a.exited));
+      await opened?.close();
+      await courier.clearFaults();
+      await database.drop();
+    }
+  }, 120_000);
+});
