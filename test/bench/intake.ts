@@ -3,10 +3,8 @@
 // receipt, Delivery + dispatch job in one transaction), with a bare Express
 // server (also a child process) measured in the same run as the baseline.
 // Prints req/s, p50/p99 acknowledgement latency and the ratio to the baseline.
-import { join } from 'node:path';
 import { shopifyWebhookHeaders } from '../support/shopify.ts';
 import { paidOrder } from '../support/orders.ts';
-import { ROOT } from '../support/paths.ts';
 import { spawnApp } from '../support/process.ts';
 import { API_SECRET, benchDatabase, cli, machine, ms, openLoop, pool, startAppProcess, summary } from './lib.ts';
 
@@ -60,4 +58,3 @@ bare.child.kill('SIGTERM');
 await bare.exited;
 console.log('\ntarget: intake p99 under 25 ms');
 process.exit(0);
-void join, ROOT;

@@ -3,17 +3,11 @@
 // real app on a fresh database, and percentile formatting. Figures are
 // printed, never asserted.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pg from 'pg';
-import { Pool } from 'undici';
-import { loadConfig } from '../../web/config/env.ts';
-import { createLogger } from '../../web/ops/logger.ts';
-import { startServer, type RunningServer } from '../../web/server.ts';
 import { spawnSync } from 'node:child_process';
-import { adminPgUrl, pgUrlFor, ROOT } from '../support/paths.ts';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { scratchDatabase } from '../support/scratch-db.ts';
+import { adminPgUrl, ROOT } from '../support/paths.ts';
 import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
 
 export const API_SECRET = 'bench-api-secret-0123456789';
@@ -57,57 +51,11 @@ export function pool(url: string): Pool {
   return new Pool(url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
 }
 
-export interface BenchDb {
-  provider: 'sqlite' | 'postgres';
-  url: string;
-  drop(): Promise<void>;
-}
-
-export async function benchDatabase(provider: 'sqlite' | 'postgres'): Promise<BenchDb | null> {
-  if (provider === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'sdd-bench-'));
-    return { provider, url: `file:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const admin = new pg.Client({ connectionString: adminPgUrl() });
-  try {
-    await admin.connect();
-  } catch (e) {
-    console.log(`PostgreSQL at ${adminPgUrl()} is not reachable (${(e as Error).message}); skipping the PostgreSQL run`);
-    return null;
-  }
-  const name = `sdd_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  return {
-    provider,
-    url: pgUrlFor(name),
-    async drop() {
-      const a = new pg.Client({ connectionString: adminPgUrl() });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await a.end();
-    },
-  };
-}
-
-/** The real app in this process, logging nowhere (log I/O is not what we measure). */
-export async function startBenchApp(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningServer> {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    SHOPIFY_API_KEY: 'bench-api-key',
-    SHOPIFY_API_SECRET: API_SECRET,
-    SHOPIFY_APP_URL: 'https://bench.example.com',
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    DATABASE_URL: databaseUrl,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    RECONCILE_INTERVAL_SECONDS: '0',
-    ...env,
-  });
-  const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  const server = await startServer(config, { log: createLogger({ level: 'warn', destination: sink }), host: '127.0.0.1' });
-  await server.ready;
-  return server;
+/** A fresh database for one benchmark run; null (with a note) when PostgreSQL is not reachable. */
+export async function benchDatabase(provider: 'sqlite' | 'postgres') {
+  const db = await scratchDatabase(provider, { optional: true });
+  if (!db) console.log(`PostgreSQL at ${adminPgUrl()} is not reachable; skipping the PostgreSQL run`);
+  return db;
 }
 
 export function machine(): string {

@@ -4,17 +4,15 @@
 // the delivery is CREATED. Runs on SQLite and on PostgreSQL.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../web/db/client.ts';
 import { SandboxControl } from '../../web/sandbox/control.ts';
 import { startSandboxCourier, type RunningSandbox } from '../../web/sandbox/courier.ts';
 import { TEST_API_KEY, TEST_API_SECRET } from '../support/app.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
-import { adminPgUrl, pgUrlFor, ROOT } from '../support/paths.ts';
+import { ROOT } from '../support/paths.ts';
+import { scratchDatabase } from '../support/scratch-db.ts';
 import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
 
@@ -28,30 +26,9 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function freshDatabase(provider: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
-  if (provider === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'sdd-kill-'));
-    return { url: `file:${join(dir, 'app.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `sdd_kill_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminPgUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  return {
-    url: pgUrlFor(name),
-    async drop() {
-      const a = new pg.Client({ connectionString: adminPgUrl() });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await a.end();
-    },
-  };
-}
-
 describe.each(['sqlite', 'postgres'] as const)('SIGKILL after the courier committed (%s)', (provider) => {
   it('restarts into exactly one courier order and a CREATED delivery', async () => {
-    const database = await freshDatabase(provider);
+    const database = (await scratchDatabase(provider))!;
     const env = {
       NODE_ENV: 'test',
       PORT: '0',
