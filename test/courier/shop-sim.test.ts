@@ -18,7 +18,7 @@ import { createShopify, API_VERSION, type Shopify } from '../../web/shopify/app.
 import { createAdminApi } from '../../web/shopify/admin-api.ts';
 import { offlineTokenProvider } from '../../web/shopify/offline-token.ts';
 import {
-  FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, METAFIELDS_SET, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, TAGS_ADD,
+  FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, TAGS_ADD,
   addOrderTag, fetchFulfillmentOrders, setOrderMetafields,
 } from '../../web/shopify/operations.ts';
 import { startShopSimulator, signOAuthQuery, type RunningShopSimulator } from '../../web/shop-sim/server.ts';

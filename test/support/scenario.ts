@@ -5,7 +5,8 @@
 import { Session } from '@shopify/shopify-api';
 import { startSandboxCourier, type RunningSandbox, type SandboxOptions } from '../../web/sandbox/courier.ts';
 import { SandboxControl } from '../../web/sandbox/control.ts';
-import { updateEnvironment, updateSettings, ensureShop } from '../../web/settings/store.ts';
+import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
+import { recordInstall } from '../../web/shopify/lifecycle.ts';
 import type { RuntimeOptions } from '../../web/runtime.ts';
 import type { SimShop } from '../../web/shop-sim/admin-graphql.ts';
 import { startTestApp, type TestApp } from './app.ts';
@@ -42,15 +43,21 @@ export async function startScenario(opts: { sandbox?: SandboxOptions; runtime?: 
   };
 }
 
-/** Installs a shop: offline session, settings, test-environment courier credentials. */
+/** What OAuth leaves behind: the offline session and the Shop row; nothing configured. */
+export async function installSession(s: Scenario, domain: string, app: TestApp = s.app): Promise<SimShop> {
+  const sim = s.shopify.shop(domain);
+  const { shopify } = app.server.services()!;
+  const session = new Session({ id: shopify.api.session.getOfflineId(domain), shop: domain, state: 'installed', isOnline: false, accessToken: sim.accessToken, scope: shopify.api.config.scopes?.toString() });
+  await shopify.config.sessionStorage.storeSession(session);
+  await recordInstall(app.db, session);
+  return sim;
+}
+
+/** Installs a shop and configures it for the sandbox courier: test environment, auto-dispatch on. */
 export async function installShop(s: Scenario, domain: string, opts: { settings?: Record<string, unknown>; environment?: Record<string, unknown>; app?: TestApp } = {}): Promise<SimShop> {
   const app = opts.app ?? s.app;
-  const sim = s.shopify.shop(domain);
-  const { shopify, box } = app.server.services()!;
-  await shopify.config.sessionStorage.storeSession(
-    new Session({ id: shopify.api.session.getOfflineId(domain), shop: domain, state: 'installed', isOnline: false, accessToken: sim.accessToken, scope: shopify.api.config.scopes?.toString() }),
-  );
-  await ensureShop(app.db, domain);
+  const sim = await installSession(s, domain, app);
+  const { box } = app.server.services()!;
   await updateSettings(app.db, domain, { autoDispatch: true, ...opts.settings });
   await updateEnvironment(app.db, box, domain, 'test', {
     clientId: SANDBOX_CLIENT.clientId,

@@ -3,9 +3,10 @@
 import type { Express } from 'express';
 import type { AppContext } from '../context.ts';
 import type { Shopify } from '../shopify/app.ts';
+import { adminApi } from './api.ts';
+import { mountFrontend } from './frontend.ts';
 
 export function mountAdmin(app: Express, deps: { ctx: AppContext; shopify: Shopify }): void {
-  app.get('/', deps.shopify.ensureInstalledOnShop(), (_req, res) => {
-    res.type('html').send('<!doctype html><title>Same-Day Dispatch</title><p>Same-Day Dispatch is installed.</p>');
-  });
+  app.use('/api', adminApi(deps));
+  mountFrontend(app, { shopify: deps.shopify, config: deps.ctx.config });
 }

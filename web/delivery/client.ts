@@ -12,7 +12,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../ops/logger.ts';
 import {
-  BadResponseError, ConfigError, CredentialsError, DeliveryApiError, IdempotencyConflictError, RejectedError, ScopeError,
+  BadResponseError, ConfigError, CredentialsError, IdempotencyConflictError, RejectedError, ScopeError,
   TransientError, describeErrorBody, fieldFromError, isIdempotencyConflict, isIdempotencyInProgress, oneLine, scrubSecrets,
 } from './errors.ts';
 import { isRetryableStatus, nextRetry, parseRetryAfter, resolveRetryPolicy, type RetryPolicy } from './retry.ts';

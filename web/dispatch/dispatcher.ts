@@ -12,13 +12,13 @@
 import type { AppContext } from '../context.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
-import { parseStoredSettings, type EnvironmentName } from '../settings/schema.ts';
-import { courierAccess } from '../settings/store.ts';
+import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
+import { courierAccess, type CourierAccess } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { fetchAssignedLocationId, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
-import { orderGidOf, orderIdOf, OverridesSchema, parseOrderSnapshot } from './order.ts';
+import { orderGidOf, orderIdOf, OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from './order.ts';
 import { addEvent, problemsMessage } from './service.ts';
 import { addCourierRefs } from './refs.ts';
 import { errorMessage } from '../ops/errors.ts';
@@ -85,19 +85,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   let key = d.idempotencyKey;
   if (!body || !key) {
     // First attempt of this generation: build the request once.
-    let locationId = order.location_id ?? null;
-    if (!locationId && Object.keys(access.locationStores).length > 0) {
-      locationId = await fetchAssignedLocationId(ctx.admin, d.shop.domain, orderGidOf(order));
-    }
-    const mapped = mapOrderToRequest(order, {
-      shopDomain: d.shop.domain,
-      environment: env,
-      settings,
-      pickupStoreId: access.pickupStoreId,
-      locationStores: access.locationStores,
-      locationId,
-      overrides: OverridesSchema.parse(JSON.parse(d.overridesJson || '{}')),
-    });
+    const mapped = await buildRequest(ctx, d.shop.domain, order, OverridesSchema.parse(JSON.parse(d.overridesJson || '{}')), env, settings, access);
     if (!mapped.ok) return attention(ctx, d, mapped.problems[0]!.code, problemsMessage(mapped.problems), { lastError: null });
     body = serializeCreateOrder(mapped.request);
     key = idempotencyKey(env, d.shop.domain, orderIdOf(order), d.generation);
@@ -129,6 +117,22 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   await recordCreated(ctx, d.id, d.generation, env, result);
   ctx.queue.notify();
   log.info({ courierOrderId: result.orderId, dispatchJobId: result.dispatchId, price: result.deliveryPrice, currency: result.currency }, 'courier order created');
+}
+
+/** The create-order request for an order, exactly as dispatch builds it (also used for merchant quotes). */
+export async function buildRequest(ctx: AppContext, shopDomain: string, order: OrderSnapshot, overrides: Overrides, env: EnvironmentName, settings: Settings, access: CourierAccess) {
+  let locationId = order.location_id ?? null;
+  // Only ask Shopify for the fulfilling location when the shop maps locations to stores.
+  if (!locationId && Object.keys(access.locationStores).length > 0) locationId = await fetchAssignedLocationId(ctx.admin, shopDomain, orderGidOf(order));
+  return mapOrderToRequest(order, {
+    shopDomain,
+    environment: env,
+    settings,
+    pickupStoreId: access.pickupStoreId,
+    locationStores: access.locationStores,
+    locationId,
+    overrides,
+  });
 }
 
 async function checkQuote(client: ReturnType<AppContext['courier']['for']>, body: string, max: string): Promise<Problem | null> {

@@ -300,6 +300,11 @@ const HANDLERS: Record<string, Handler> = {
     return { data: { tagsAdd: { node: { id: gid('Order', o.id) }, userErrors: [] } } };
   },
 
+  // Sent by shopify-app-express's validateAuthenticatedSession() on every /api request to check the offline token.
+  shopifyAppShopName(shop) {
+    return { data: { shop: { name: shop.domain.replace(/\.myshopify\.com$/, '') } } };
+  },
+
   ShopLocations(shop) {
     return {
       data: {

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "CourierEnvironment" ADD COLUMN     "connectionCheck" TEXT,
+ADD COLUMN     "webhookCheck" TEXT;

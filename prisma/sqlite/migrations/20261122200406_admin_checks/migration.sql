@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "CourierEnvironment" ADD COLUMN "connectionCheck" TEXT;
+ALTER TABLE "CourierEnvironment" ADD COLUMN "webhookCheck" TEXT;

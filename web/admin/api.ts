@@ -1,0 +1,554 @@
+// The admin JSON API (/api/*), used by the embedded pages (web/frontend) and
+// the order-details block (extensions/order-delivery-block).
+//
+// Every handler works on res.locals.shop, the shop named by the verified
+// session token, and every query is filtered by it: another shop's delivery is
+// simply not found (404). Merchant actions go through the same services as the
+// operator CLI (web/dispatch/service.ts, web/settings/store.ts). Secrets are
+// write-only: responses carry `{ set, last4 }`, never a value.
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { buildRequest } from '../dispatch/dispatcher.ts';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import type { Tx } from '../db/client.ts';
+import { MissingCredentialsError } from '../context.ts';
+import { DeliveryApiError, serializeCreateOrder } from '../delivery/index.ts';
+import { normalisePhone } from '../dispatch/mapping.ts';
+import { toCents } from '../dispatch/money.ts';
+import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
+import { ActionError, dispatchNow, fixAndRetry, problemsMessage, recordAndDispatch, redispatch, retryDelivery } from '../dispatch/service.ts';
+import { DELIVERY_STATUSES } from '../dispatch/status.ts';
+import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
+import { DecryptionError } from '../security/crypto.ts';
+import {
+  applySettingsPatch,
+  ENVIRONMENTS,
+  fieldErrors,
+  parseStoredSettings,
+  SettingsValidationError,
+  type EnvironmentName,
+  type FieldErrors,
+} from '../settings/schema.ts';
+import {
+  courierAccess,
+  courierAccessFromRow,
+  ensureEnvironments,
+  ensureShop,
+  EnvironmentPatchSchema,
+  environmentView,
+  findShop,
+  requireShop,
+  ShopNotFoundError,
+  updateEnvironment,
+  webhookUrl,
+  type CourierAccess,
+  updateSettings,
+} from '../settings/store.ts';
+import { ShopifyAdminError } from '../shopify/admin-api.ts';
+import type { Shopify } from '../shopify/app.ts';
+import { fetchOrderAsPayload, numericId, SHOP_LOCATIONS } from '../shopify/operations.ts';
+import { cors, requireSessionToken, shopOf } from './auth.ts';
+import { environmentChecks, liveReadiness, onboarding, type EnvironmentChecks } from './onboarding.ts';
+import { connectionFingerprint, readAdminState, recordCheck, webhookFingerprint, type AdminState } from './state.ts';
+import { deliverySummary, eventView, parseStoredJson } from './views.ts';
+
+/** An API answer other than 200, with field-level errors when a form caused it. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly errors?: FieldErrors;
+  constructor(status: number, message: string, errors?: FieldErrors) {
+    super(message);
+    this.status = status;
+    if (errors) this.errors = errors;
+  }
+}
+
+export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
+  const { ctx } = deps;
+  const r = express.Router();
+  r.use(cors());
+  r.use(...requireSessionToken(deps.shopify));
+  r.use(express.json({ limit: '64kb' }));
+
+  // --- settings, credentials, onboarding ---------------------------------------------------
+
+  r.get('/settings', async (_req, res) => {
+    res.json(await settingsPayload(ctx, shopOf(res)));
+  });
+
+  r.put('/settings', async (req, res) => {
+    await saveAll(ctx, shopOf(res), req.body);
+    res.json(await settingsPayload(ctx, shopOf(res)));
+  });
+
+  r.get('/onboarding', async (_req, res) => {
+    res.json((await settingsPayload(ctx, shopOf(res))).onboarding);
+  });
+
+  r.post('/environments/:env/test-connection', async (req, res) => {
+    const env = envParam(req);
+    const domain = shopOf(res);
+    const shop = await requireShop(ctx.db, domain);
+    const access = await readAccess(ctx, shop.id, env);
+    let result: { ok: boolean; message: string; scope?: string | null; expiresAt?: string };
+    try {
+      const t = await ctx.courier.for(domain, access).fetchToken();
+      result = {
+        ok: true,
+        message: `Connected: the ${env} courier issued a token${t.scope ? ` with scopes ${t.scope}` : ''}.`,
+        scope: t.scope ?? null,
+        expiresAt: new Date(t.expiresAt).toISOString(),
+      };
+    } catch (e) {
+      if (!(e instanceof MissingCredentialsError || e instanceof DeliveryApiError)) throw e;
+      result = { ok: false, message: e.message };
+    }
+    const at = new Date(ctx.now()).toISOString();
+    await recordCheck(ctx.db, access.environmentId, 'connection', { ok: result.ok, at, message: result.message, fingerprint: connectionFingerprint(access) });
+    res.locals.log?.info({ environment: env, ok: result.ok }, 'courier connection tested');
+    res.json({ environment: env, ...result, testedAt: at });
+  });
+
+  r.post('/environments/:env/test-webhook', async (req, res) => {
+    const env = envParam(req);
+    const domain = shopOf(res);
+    const shop = await requireShop(ctx.db, domain);
+    const access = await readAccess(ctx, shop.id, env);
+    let result: TestWebhookResult;
+    try {
+      result = await sendTestWebhook(ctx, domain, env);
+    } catch (e) {
+      if (!(e instanceof MissingCredentialsError || e instanceof DeliveryApiError)) throw e;
+      result = { sent: false, received: false, verified: false, message: e.message };
+    }
+    const at = new Date(ctx.now()).toISOString();
+    const ok = result.sent && result.received && result.verified;
+    await recordCheck(ctx.db, access.environmentId, 'webhookTest', { ok, at, message: result.message, fingerprint: webhookFingerprint(access), sent: result.sent, received: result.received, verified: result.verified });
+    res.locals.log?.info({ environment: env, ...result }, 'test webhook');
+    res.json({ environment: env, ok, ...result, testedAt: at });
+  });
+
+  r.get('/locations', async (_req, res) => {
+    const data = await ctx.admin.request(shopOf(res), SHOP_LOCATIONS, {});
+    const nodes: any[] = data?.locations?.nodes ?? [];
+    res.json({
+      locations: nodes.map((l) => ({
+        id: numericId(l.id),
+        gid: l.id,
+        name: l.name,
+        isActive: l.isActive ?? true,
+        fulfillsOnlineOrders: l.fulfillsOnlineOrders ?? true,
+        city: l.address?.city ?? null,
+        countryCode: l.address?.countryCode ?? null,
+      })),
+    });
+  });
+
+  // --- deliveries ------------------------------------------------------------------------------
+
+  r.get('/deliveries', async (req, res) => {
+    res.json(await listDeliveries(ctx, shopOf(res), req.query));
+  });
+
+  r.get('/deliveries/:id', async (req, res) => {
+    res.json({ delivery: await deliveryDetail(ctx, shopOf(res), String(req.params.id)) });
+  });
+
+  r.get('/orders/:orderId/delivery', async (req, res) => {
+    const domain = shopOf(res);
+    const orderId = orderIdParam(req);
+    const shop = await findShop(ctx.db, domain);
+    const d = shop ? await ctx.db.delivery.findFirst({ where: { shopId: shop.id, shopifyOrderId: orderId } }) : null;
+    res.json({ orderId, delivery: d ? await deliveryDetail(ctx, domain, d.id) : null });
+  });
+
+  const act = (name: string, fn: (tx: Tx, domain: string, id: string) => Promise<unknown>, done: string) =>
+    r.post(`/deliveries/:id/${name}`, async (req, res) => {
+      const domain = shopOf(res);
+      const id = String(req.params.id);
+      await ctx.db.$transaction((tx) => fn(tx, domain, id));
+      ctx.queue.notify();
+      res.locals.log?.info({ deliveryId: id, action: name }, 'merchant action');
+      res.json({ message: done, delivery: await deliveryDetail(ctx, domain, id) });
+    });
+
+  act('dispatch', (tx, domain, id) => dispatchNow(tx, ctx.queue, domain, id), 'Queued for dispatch');
+  act('retry', (tx, domain, id) => retryDelivery(tx, ctx.queue, domain, id), 'Queued again');
+  act('redispatch', (tx, domain, id) => redispatch(tx, ctx.queue, domain, id), 'Queued for a new delivery');
+
+  r.post('/deliveries/:id/fix', async (req, res) => {
+    const domain = shopOf(res);
+    const id = String(req.params.id);
+    const current = await ctx.db.delivery.findFirst({ where: { id, shop: { domain } } });
+    if (!current) throw new ApiError(404, `delivery ${id} not found`);
+    const fix = parseFix(req.body, snapshotOf(current.orderJson));
+    await ctx.db.$transaction((tx) => fixAndRetry(tx, ctx.queue, domain, id, fix));
+    ctx.queue.notify();
+    res.locals.log?.info({ deliveryId: id, action: 'fix', fields: Object.keys(fix) }, 'merchant action');
+    res.json({ message: 'Corrected and queued again', delivery: await deliveryDetail(ctx, domain, id) });
+  });
+
+  // Dispatch by Shopify order id: the order block's "Dispatch now", also for orders we never received.
+  r.post('/orders/:orderId/dispatch', async (req, res) => {
+    const domain = shopOf(res);
+    const orderId = orderIdParam(req);
+    const shop = await ensureShop(ctx.db, domain);
+    const known = await ctx.db.delivery.findFirst({ where: { shopId: shop.id, shopifyOrderId: orderId } });
+    let deliveryId: string;
+    if (known) {
+      await ctx.db.$transaction((tx) => dispatchNow(tx, ctx.queue, domain, known.id));
+      deliveryId = known.id;
+    } else {
+      const payload = await fetchOrderAsPayload(ctx.admin, domain, orderId);
+      if (!payload) throw new ApiError(404, `Shopify has no order ${orderId} on this shop`);
+      deliveryId = await ctx.db.$transaction((tx) => recordAndDispatch(tx, ctx.queue, domain, payload));
+    }
+    ctx.queue.notify();
+    res.locals.log?.info({ deliveryId, orderId, action: 'dispatch' }, 'merchant action');
+    res.json({ message: 'Queued for dispatch', delivery: await deliveryDetail(ctx, domain, deliveryId) });
+  });
+
+  r.post('/deliveries/:id/quote', async (req, res) => {
+    const domain = shopOf(res);
+    const d = await ctx.db.delivery.findFirst({ where: { id: String(req.params.id), shop: { domain } } });
+    if (!d) throw new ApiError(404, `delivery ${req.params.id} not found`);
+    res.json(await quoteFor(ctx, domain, snapshotOf(d.orderJson), OverridesSchema.parse(JSON.parse(d.overridesJson || '{}'))));
+  });
+
+  r.post('/orders/:orderId/quote', async (req, res) => {
+    const domain = shopOf(res);
+    const orderId = orderIdParam(req);
+    const shop = await findShop(ctx.db, domain);
+    const d = shop ? await ctx.db.delivery.findFirst({ where: { shopId: shop.id, shopifyOrderId: orderId } }) : null;
+    let order: OrderSnapshot;
+    if (d) order = snapshotOf(d.orderJson);
+    else {
+      const payload = await fetchOrderAsPayload(ctx.admin, domain, orderId);
+      if (!payload) throw new ApiError(404, `Shopify has no order ${orderId} on this shop`);
+      order = parseOrderSnapshot(payload);
+    }
+    res.json(await quoteFor(ctx, domain, order, d ? OverridesSchema.parse(JSON.parse(d.overridesJson || '{}')) : {}));
+  });
+
+  r.use((_req, res) => {
+    res.status(404).json({ error: 'not found' });
+  });
+  r.use(apiErrors);
+  return r;
+}
+
+// --- errors -------------------------------------------------------------------------------------
+
+function apiErrors(err: unknown, _req: Request, res: Response, next: NextFunction) {
+  if (res.headersSent) return next(err);
+  if (err instanceof ApiError) return void res.status(err.status).json(err.errors ? { error: err.message, errors: err.errors } : { error: err.message });
+  if (err instanceof SettingsValidationError) return void res.status(422).json({ error: 'Some settings are not valid', errors: err.fields });
+  if (err instanceof ActionError) return void res.status(err.status).json({ error: err.message });
+  if (err instanceof ShopNotFoundError) return void res.status(404).json({ error: err.message });
+  if (err instanceof MissingCredentialsError) return void res.status(422).json({ error: err.message });
+  if (err instanceof DeliveryApiError) {
+    const status = err.kind === 'transient' || err.kind === 'bad_response' ? 502 : 422;
+    return void res.status(status).json({ error: `Courier: ${err.message}`, kind: err.kind });
+  }
+  if (err instanceof ShopifyAdminError) {
+    res.locals.log?.warn({ err: err.message }, 'shopify admin request failed');
+    return void res.status(502).json({ error: err.message });
+  }
+  if (err instanceof DecryptionError) return void res.status(409).json({ error: 'Stored courier secrets cannot be read with the current encryption key; enter them again' });
+  next(err);
+}
+
+// --- parameters -----------------------------------------------------------------------------------
+
+function envParam(req: Request): EnvironmentName {
+  const env = String(req.params.env);
+  if (!(ENVIRONMENTS as readonly string[]).includes(env)) throw new ApiError(404, `unknown environment '${env}': expected test or live`);
+  return env as EnvironmentName;
+}
+
+/** A numeric Shopify order id, from the id or its GID. */
+function orderIdParam(req: Request): string {
+  const raw = decodeURIComponent(String(req.params.orderId));
+  const id = raw.replace(/^gid:\/\/shopify\/Order\//, '');
+  if (!/^\d{1,20}$/.test(id)) throw new ApiError(400, `'${raw}' is not a Shopify order id`);
+  return id;
+}
+
+function snapshotOf(orderJson: string): OrderSnapshot {
+  return parseOrderSnapshot(JSON.parse(orderJson));
+}
+
+// --- settings ---------------------------------------------------------------------------------------
+
+interface ShopState {
+  shop: { id: string; domain: string };
+  state: AdminState;
+  checks: Record<EnvironmentName, EnvironmentChecks>;
+}
+
+async function readAccess(ctx: AppContext, shopId: string, env: EnvironmentName): Promise<CourierAccess> {
+  return courierAccess(ctx.db, ctx.box, shopId, env, ctx.config.courierBaseUrls);
+}
+
+async function settingsPayload(ctx: AppContext, domain: string) {
+  const shop = (await findShop(ctx.db, domain)) ?? (await ensureShop(ctx.db, domain));
+  await ensureEnvironments(ctx.db, shop.id);
+  const rows = await ctx.db.courierEnvironment.findMany({ where: { shopId: shop.id } });
+  const settings = parseStoredSettings(shop.settings);
+  const state = readAdminState(rows);
+  const environments = {} as Record<EnvironmentName, ReturnType<typeof environmentPayload>>;
+  const checks = {} as ShopState['checks'];
+  const urls = {} as Record<EnvironmentName, string>;
+  for (const row of rows) {
+    const env = row.environment as EnvironmentName;
+    if (!(ENVIRONMENTS as readonly string[]).includes(env)) continue;
+    const view = environmentView(row, ctx.box);
+    let access: CourierAccess;
+    try {
+      access = courierAccessFromRow(row, ctx.box, ctx.config.courierBaseUrls);
+    } catch (e) {
+      if (!(e instanceof DecryptionError)) throw e;
+      // Secrets under a key this process lacks: shown as set, never as working.
+      access = { environmentId: row.id, environment: env, baseUrl: row.baseUrl ?? ctx.config.courierBaseUrls[env], clientId: row.clientId, clientSecret: null, webhookSecrets: [], pickupStoreId: row.pickupStoreId, locationStores: view.locationStores, endpointId: row.endpointId };
+    }
+    checks[env] = environmentChecks(view, access, state, env);
+    urls[env] = webhookUrl(ctx.config.publicWebhookBaseUrl, view.endpointId);
+    environments[env] = environmentPayload(ctx, env, view, checks[env], state, urls[env]);
+  }
+  return { shop: domain, settings, environments, onboarding: onboarding(settings, checks, urls) };
+}
+
+function environmentPayload(ctx: AppContext, env: EnvironmentName, view: ReturnType<typeof environmentView>, checks: EnvironmentChecks, state: AdminState, url: string) {
+  const conn = state.connection[env];
+  const hook = state.webhookTest[env];
+  return {
+    ...view,
+    defaultBaseUrl: ctx.config.courierBaseUrls[env],
+    webhookUrl: url,
+    checks,
+    lastConnectionTest: conn ? { ok: conn.ok, at: conn.at, message: conn.message, current: conn.ok ? checks.connectionOk : null } : null,
+    lastWebhookTest: hook ? { ok: hook.ok, at: hook.at, message: hook.message, sent: hook.sent, received: hook.received, verified: hook.verified } : null,
+  };
+}
+
+const SaveBody = z
+  .object({
+    settings: z.record(z.string(), z.unknown()).optional(),
+    environments: z.object({ test: z.record(z.string(), z.unknown()).optional(), live: z.record(z.string(), z.unknown()).optional() }).strict().optional(),
+  })
+  .strict();
+
+/**
+ * Validates every part of a save first (so the form gets all its field errors
+ * at once and nothing is half-saved), then writes through the settings store.
+ */
+async function saveAll(ctx: AppContext, domain: string, body: unknown): Promise<void> {
+  const parsed = SaveBody.safeParse(body);
+  if (!parsed.success) throw new ApiError(400, 'expected { settings?: {...}, environments?: { test?: {...}, live?: {...} } }', fieldErrors(parsed.error));
+  const { settings: patch, environments = {} } = parsed.data;
+  const shop = await requireShop(ctx.db, domain);
+  const current = parseStoredSettings(shop.settings);
+  const errors: FieldErrors = {};
+  let next = current;
+  if (patch) {
+    try {
+      next = applySettingsPatch(current, patch);
+    } catch (e) {
+      if (!(e instanceof SettingsValidationError)) throw e;
+      Object.assign(errors, e.fields);
+    }
+  }
+  for (const env of ENVIRONMENTS) {
+    const p = environments[env];
+    if (!p) continue;
+    const r = EnvironmentPatchSchema.safeParse(p);
+    if (!r.success) for (const [k, v] of Object.entries(fieldErrors(r.error))) errors[`${env}.${k}`] = v;
+  }
+  if (next.activeEnvironment === 'live' && current.activeEnvironment !== 'live' && !errors.activeEnvironment) {
+    const blocker = liveReadiness((await settingsPayload(ctx, domain)).environments.live.checks);
+    if (blocker) errors.activeEnvironment = blocker;
+  }
+  if (Object.keys(errors).length) throw new SettingsValidationError(errors);
+
+  for (const env of ENVIRONMENTS) {
+    const p = environments[env];
+    if (p && Object.keys(p).length) await updateEnvironment(ctx.db, ctx.box, domain, env, p);
+  }
+  if (patch) await updateSettings(ctx.db, domain, patch);
+}
+
+// --- deliveries ---------------------------------------------------------------------------------------
+
+const isoOrDate = z
+  .string()
+  .trim()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'expected a date like 2026-11-22 or an ISO 8601 time')
+  .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v));
+
+const ListQuery = z.object({
+  status: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean) : []))
+    .refine((list) => list.every((s) => (DELIVERY_STATUSES as readonly string[]).includes(s)), `expected one or more of ${DELIVERY_STATUSES.join(', ')}`),
+  from: isoOrDate.optional(),
+  /** Exclusive; a bare date means the end of that day (UTC). */
+  to: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, c) => {
+      if (!v) return undefined;
+      if (Number.isNaN(Date.parse(v))) {
+        c.addIssue({ code: 'custom', message: 'expected a date like 2026-11-22 or an ISO 8601 time' });
+        return z.NEVER;
+      }
+      return /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(Date.parse(`${v}T00:00:00.000Z`) + 86_400_000) : new Date(v);
+    }),
+  q: z.string().trim().max(100).optional(),
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+});
+
+function encodeCursor(d: { createdAt: Date; id: string }): string {
+  return Buffer.from(`${d.createdAt.getTime()}:${d.id}`).toString('base64url');
+}
+
+function decodeCursor(c: string): { createdAt: Date; id: string } {
+  const m = /^(\d{1,15}):([\w-]{1,64})$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
+  if (!m) throw new ApiError(400, 'invalid cursor', { cursor: 'is not a cursor this API returned' });
+  return { createdAt: new Date(Number(m[1])), id: m[2]! };
+}
+
+async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
+  const parsed = ListQuery.safeParse(query);
+  if (!parsed.success) throw new ApiError(400, 'invalid filter', fieldErrors(parsed.error));
+  const f = parsed.data;
+  const shop = await findShop(ctx.db, domain);
+  if (!shop) return { deliveries: [], nextCursor: null, counts: {} };
+  const settings = parseStoredSettings(shop.settings);
+  const and: any[] = [{ shopId: shop.id }];
+  if (f.status.length) and.push({ status: { in: f.status } });
+  if (f.from) and.push({ createdAt: { gte: f.from } });
+  if (f.to) and.push({ createdAt: { lt: f.to } });
+  if (f.q) {
+    const q = f.q.replace(/^gid:\/\/shopify\/Order\//, '');
+    const name = q.startsWith('#') ? q : `#${q}`;
+    and.push({
+      OR: [
+        { orderName: { contains: q } },
+        { orderName: name },
+        { shopifyOrderId: { contains: q } },
+        { dispatchJobId: { contains: q } },
+        { courierOrderId: { contains: q } },
+        { courierDeliveryId: { contains: q } },
+      ],
+    });
+  }
+  if (f.cursor) {
+    const c = decodeCursor(f.cursor);
+    and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] });
+  }
+  const rows = await ctx.db.delivery.findMany({
+    where: { AND: and },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: f.limit + 1,
+    include: { events: { orderBy: [{ occurredAt: 'desc' }, { receivedAt: 'desc' }], take: 1 } },
+  });
+  const page = rows.slice(0, f.limit);
+  const grouped = await ctx.db.delivery.groupBy({ by: ['status'], where: { shopId: shop.id }, _count: { _all: true } });
+  return {
+    deliveries: page.map((d) => deliverySummary(d, d.events[0] ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate })),
+    nextCursor: rows.length > f.limit ? encodeCursor(page.at(-1)!) : null,
+    counts: Object.fromEntries(grouped.map((g) => [g.status, g._count._all])),
+  };
+}
+
+async function deliveryDetail(ctx: AppContext, domain: string, id: string) {
+  const d = await ctx.db.delivery.findFirst({
+    where: { id, shop: { domain } },
+    include: { shop: true, events: { orderBy: [{ occurredAt: 'asc' }, { receivedAt: 'asc' }] } },
+  });
+  if (!d) throw new ApiError(404, `delivery ${id} not found`);
+  const settings = parseStoredSettings(d.shop.settings);
+  const timeline = d.events.map(eventView);
+  let dropoff = null;
+  if (!d.redactedAt) {
+    try {
+      const o = snapshotOf(d.orderJson);
+      const a = o.shipping_address;
+      dropoff = a
+        ? { name: a.name, address1: a.address1, address2: a.address2, city: a.city, province: a.province, zip: a.zip, countryCode: a.country_code, phone: a.phone ?? o.phone ?? o.customer?.phone ?? null, latitude: a.latitude, longitude: a.longitude }
+        : { name: null, address1: null, address2: null, city: null, province: null, zip: null, countryCode: null, phone: o.phone ?? o.customer?.phone ?? null, latitude: null, longitude: null };
+    } catch {
+      dropoff = null;
+    }
+  }
+  return {
+    ...deliverySummary(d, timeline.at(-1) ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate }),
+    courierDeliveryId: d.courierDeliveryId,
+    courierOrderStatus: d.courierOrderStatus,
+    requestId: d.requestId,
+    idempotencyKey: d.idempotencyKey,
+    generation: d.generation,
+    tries: d.tries,
+    lastError: d.lastError,
+    fulfillmentId: d.fulfillmentId,
+    dispatchedAt: d.dispatchedAt,
+    redacted: !!d.redactedAt,
+    dropoff,
+    overrides: parseStoredJson(d.overridesJson),
+    request: parseStoredJson(d.requestBody),
+    response: parseStoredJson(d.responseBody),
+    /** The exact bytes exchanged (number literals as sent, e.g. 1249.90). */
+    requestText: d.requestBody,
+    responseText: d.responseBody,
+    timeline,
+  };
+}
+
+/** Phone and/or coordinates; the phone must be a valid number where the order goes. */
+function parseFix(body: unknown, order: OrderSnapshot): Overrides {
+  const Fix = z
+    .object({
+      phone: z.string().trim().min(1, 'enter a phone number').max(32).optional(),
+      latitude: z.coerce.number({ error: 'expected decimal degrees, e.g. -26.1076' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').optional(),
+      longitude: z.coerce.number({ error: 'expected decimal degrees, e.g. 28.0567' }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180').optional(),
+    })
+    .strict();
+  const r = Fix.safeParse(body);
+  if (!r.success) throw new ApiError(422, 'The correction is not valid', fieldErrors(r.error));
+  const fix = r.data;
+  const errors: FieldErrors = {};
+  if ((fix.latitude === undefined) !== (fix.longitude === undefined)) errors[fix.latitude === undefined ? 'latitude' : 'longitude'] = 'enter both latitude and longitude';
+  if (fix.latitude === 0 && fix.longitude === 0) errors.latitude = '0, 0 is not a real address location';
+  if (fix.phone !== undefined) {
+    const country = order.shipping_address?.country_code?.toUpperCase() ?? null;
+    const p = normalisePhone([fix.phone], country);
+    if ('problem' in p) errors.phone = p.problem.message;
+  }
+  if (!Object.keys(fix).length) errors.phone = 'enter a phone number or coordinates';
+  if (Object.keys(errors).length) throw new ApiError(422, 'The correction is not valid', errors);
+  return OverridesSchema.parse(fix);
+}
+
+/** A price quote for an order, built exactly as dispatch would build its request (active environment). */
+async function quoteFor(ctx: AppContext, domain: string, order: OrderSnapshot, overrides: Overrides) {
+  const shop = await requireShop(ctx.db, domain);
+  const settings = parseStoredSettings(shop.settings);
+  const env = settings.activeEnvironment;
+  const access = await readAccess(ctx, shop.id, env);
+  const client = ctx.courier.for(domain, access);
+  const mapped = await buildRequest(ctx, domain, order, overrides, env, settings, access);
+  if (!mapped.ok) throw new ApiError(422, `Cannot quote this order: ${problemsMessage(mapped.problems)}`);
+  const q = await client.quote(serializeCreateOrder(mapped.request));
+  const max = settings.maxDeliveryPrice;
+  return {
+    environment: env,
+    orderName: order.name,
+    price: q.price,
+    currency: q.currency,
+    maxDeliveryPrice: max,
+    aboveMax: max !== null && (toCents(q.price) ?? 0n) > (toCents(max) ?? 0n),
+  };
+}
