@@ -32,6 +32,7 @@ async function measure(url: string, rate: number) {
 
 console.log(`intake benchmark: signed orders/paid, ${SECONDS} s per rate, open loop, app and baseline as child processes; ${machine()}`);
 const bare = spawnApp({}, { entry: 'test/bench/bare-express.ts' });
+process.once('exit', () => bare.child.kill('SIGKILL'));
 const bareUrl = await bare.url();
 for (const provider of ['sqlite', 'postgres'] as const) {
   const db = await benchDatabase(provider);

@@ -77,6 +77,8 @@ export async function startAppProcess(databaseUrl: string, env: Record<string, s
     ...env,
   };
   const proc = spawnApp({ ...full, LOG_LEVEL: 'info' });
+  // Never leave the app running behind a benchmark that failed half-way.
+  process.once('exit', () => proc.child.kill('SIGKILL'));
   const url = await proc.url();
   await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'the app to be ready', 60_000);
   return {

@@ -54,6 +54,12 @@ export function isUniqueViolation(error: unknown): boolean {
 // sees uncommitted rows and is rolled back with it. One lock for plain queries
 // and whole transactions closes that gap. A plain query holds it only for one
 // synchronous statement.
+//
+// Across processes (the operator CLI beside the app) the adapter's deferred
+// BEGIN is the problem: a transaction that reads before it writes cannot
+// upgrade its lock once another process has committed, and fails at once with
+// "database is locked" whatever the busy timeout. BEGIN IMMEDIATE takes the
+// write lock up front, where the busy timeout applies.
 type AdapterFactory = ConstructorParameters<typeof PrismaClient>[0] extends { adapter?: infer A } ? NonNullable<A> : never;
 
 function isolateSqliteTransactions(factory: PrismaBetterSQLite3): AdapterFactory {
@@ -79,6 +85,9 @@ function isolateSqliteTransactions(factory: PrismaBetterSQLite3): AdapterFactory
     async connect() {
       const adapter = await factory.connect();
       const a = adapter as any;
+      const client = a.client as { prepare(sql: string): unknown };
+      const prepare = client.prepare.bind(client);
+      client.prepare = (sql: string) => prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql);
       for (const m of ['queryRaw', 'executeRaw', 'executeScript'] as const) a[m] = guarded(a[m].bind(adapter));
       const start = a.startTransaction.bind(adapter);
       a.startTransaction = async (isolation?: unknown) => {

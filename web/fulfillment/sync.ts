@@ -21,7 +21,9 @@ import {
 } from '../shopify/operations.ts';
 import { planSync, rankOf } from './progress.ts';
 
-const LEASE_MS = 2 * 60_000;
+// Short, and renewed after every Shopify write, so a crashed worker's lease
+// delays the next sync by seconds rather than minutes.
+const LEASE_MS = 30_000;
 
 export class SyncBusyError extends Error {}
 
@@ -86,7 +88,7 @@ async function syncDelivery(ctx: AppContext, d: Loaded, settings: Settings): Pro
       fulfillmentEvent: { fulfillmentId, status: e.event, happenedAt: e.happenedAt.toISOString(), message: `${settings.fulfillment.courierName}: ${e.courierStatus.replace(/_/g, ' ')}` },
     });
     throwOnUserErrors('fulfillmentEventCreate', data?.fulfillmentEventCreate);
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyRank: e.rank } });
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyRank: e.rank, syncLockedUntil: new Date(ctx.now() + LEASE_MS) } });
     await addEvent(ctx.db, d.id, { kind: 'shopify_event', status: e.event, source: 'shopify', message: `Shopify fulfillment event ${e.event} (courier: ${e.courierStatus})` });
   }
   // The order metafield mirrors the courier status.
@@ -140,7 +142,7 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
   });
   throwOnUserErrors('fulfillmentCreate', data?.fulfillmentCreate);
   const id: string = data.fulfillmentCreate.fulfillment.id;
-  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id } });
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, syncLockedUntil: new Date(ctx.now() + LEASE_MS) } });
   await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Shopify fulfillment created with tracking number ${d.dispatchJobId}` });
   return id;
 }
