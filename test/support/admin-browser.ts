@@ -111,16 +111,22 @@ export async function openAdmin(browser: Browser, appUrl: string, shop: string, 
   };
 }
 
-/** Writes test-output/screenshots/<name>.png and copies it to docs/screenshots/ for the README. */
+/**
+ * Writes test-output/screenshots/<name>.png. With UPDATE_SCREENSHOTS=1
+ * (`npm run docs:screenshots`) it also refreshes docs/screenshots/ for the
+ * README; a normal test run never touches tracked files.
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  mkdirSync(DOCS_SCREENSHOT_DIR, { recursive: true });
   const file = join(SCREENSHOT_DIR, `${name}.png`);
   // Let fonts and pending renders settle; hide transient toasts.
   await page.evaluate(() => (globalThis as any).document.fonts?.ready);
   await page.addStyleTag({ content: '#stand-in-toasts { display: none !important; }' });
   await page.screenshot({ path: file, fullPage: true });
   await page.addStyleTag({ content: '#stand-in-toasts { display: flex !important; }' });
-  copyFileSync(file, join(DOCS_SCREENSHOT_DIR, `${name}.png`));
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(DOCS_SCREENSHOT_DIR, { recursive: true });
+    copyFileSync(file, join(DOCS_SCREENSHOT_DIR, `${name}.png`));
+  }
   return file;
 }
