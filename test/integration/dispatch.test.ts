@@ -8,7 +8,7 @@ import { ROOT } from '../support/paths.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
-import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
+import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
 import { testProvider } from '../support/db.ts';
 
 let s: Scenario;
@@ -129,6 +129,30 @@ describe('orders/paid → courier order', () => {
   });
 });
 
+describe('dispatch rules that need Shopify or the courier', () => {
+  it('a quote above the maximum delivery price holds the order, with both prices, and books nothing', async () => {
+    const shop = 'maxprice.myshopify.com';
+    const sim = await installShop(s, shop, { settings: { maxDeliveryPrice: '10.00' } });
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'NEEDS_ATTENTION');
+    expect(d.reasonCode).toBe('price_above_max');
+    expect(d.reason).toMatch(/^Quoted price \d+\.\d{2} ZAR is above your maximum of 10\.00 ZAR$/);
+    expect((await s.courier.requests({ route: 'quote' })).length).toBe(1);
+    expect((await s.courier.stats()).createRequests).toBe(0);
+  });
+
+  it('the fulfilling Shopify location picks the pickup store', async () => {
+    const shop = 'locations.myshopify.com';
+    const sim = await installShop(s, shop, { environment: { locationStores: { '71000000002': 'store_sandbox_002' } } });
+    const payload = paidOrder();
+    sim.addOrder(payload, { locationId: '71000000002' });
+    await postShopifyWebhook(s.app.url, 'orders/paid', shop, payload);
+    const d = await waitForStatus(s.app, shop, orderIdOfPayload(payload), 'CREATED');
+    expect(JSON.parse(d.requestBody!).pickup.storeId).toBe('store_sandbox_002');
+    expect(sim.log.some((l) => l.operationName === 'OrderFulfillmentOrders')).toBe(true);
+  });
+});
+
 describe('merchant-fixable problems', () => {
   const cli = (...args: string[]) =>
     spawnSync(process.execPath, [join(ROOT, 'web/cli/main.ts'), ...args], {
@@ -158,6 +182,25 @@ describe('merchant-fixable problems', () => {
     const done = await waitForStatus(s.app, shop, orderId, 'CREATED');
     expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
     expect(done.generation).toBe(1); // nothing was ever sent, so the first key is still unused
+  });
+
+  it('dispatch now sends a skipped order; show masks the secrets', async () => {
+    const shop = 'dispatch-now.myshopify.com';
+    const sim = await installShop(s, shop, { settings: { autoDispatch: false } });
+    const { orderId } = await placeOrder(s, sim);
+    const skipped = await waitForStatus(s.app, shop, orderId, 'SKIPPED');
+    const r = cli('dispatch', shop, skipped.orderName!);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/Queued .* for dispatch/);
+    s.app.ctx.queue.notify();
+    await waitForStatus(s.app, shop, orderId, 'CREATED');
+    expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
+
+    const shown = cli('show', shop);
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).toMatch(/client secret\s+set \(••••\w{4}\)/);
+    expect(shown.stdout).not.toContain('sandbox-client-secret');
+    expect(shown.stdout).not.toContain(WEBHOOK_SECRET);
   });
 
   it('the CLI names what is wrong in one line and exits non-zero', async () => {

@@ -110,6 +110,7 @@ describe('status webhooks → Shopify', () => {
     const { sim, orderId, courierOrderId, account } = await bookedOrder(domain);
     await s.courier.advance(courierOrderId, { to: 'driver_assigned' });
     await waitFor(async () => fulfillmentsOf(sim, orderId)[0]?.events.length === 1, 'CONFIRMED');
+    await waitFor(async () => sim.order(orderId)!.metafields['$app:same_day_dispatch.status']?.value === 'driver_assigned', 'the status metafield');
     const calls = sim.log.length;
     const order = await s.courier.order(courierOrderId);
     const body = JSON.stringify({ id: `evt_${randomUUID()}`, type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: order.deliveryId, status: 'teleported' } });

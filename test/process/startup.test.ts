@@ -26,6 +26,12 @@ describe('start-up', () => {
     expect(out).toBe('Configuration error: SHOPIFY_API_SECRET is required when NODE_ENV=production');
   });
 
+  it('refuses the shop simulator switch in production with one line', async () => {
+    const p = spawnApp({ NODE_ENV: 'production', SHOPIFY_API_KEY: 'k', SHOPIFY_API_SECRET: 's', SHOPIFY_APP_URL: 'https://x.example', ENCRYPTION_KEY: 'a'.repeat(64), SHOP_SIMULATOR_URL: 'http://127.0.0.1:4020' });
+    expect(await p.exited).not.toBe(0);
+    expect(p.output().trim()).toBe('Configuration error: SHOP_SIMULATOR_URL is not allowed when NODE_ENV=production (it sends Shopify traffic to a local simulator)');
+  });
+
   it('starts with no environment on SQLite, answers /healthz and /readyz, and stops cleanly on SIGTERM', async () => {
     const cwd = tempDir();
     const p = spawnApp({ PORT: '0' }, { cwd });

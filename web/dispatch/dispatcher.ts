@@ -20,7 +20,6 @@ import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderGidOf, orderIdOf, OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from './order.ts';
 import { addEvent, problemsMessage } from './service.ts';
-import { addCourierRefs } from './refs.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch, enqueueSync } from '../fulfillment/events.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
@@ -96,12 +95,13 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     }
     const stored = await ctx.db.delivery.updateMany({
       where: { id: d.id, generation: d.generation, status: 'PENDING', requestBody: null },
-      data: { requestBody: body, idempotencyKey: key },
+      data: { requestBody: body, idempotencyKey: key, tries: { increment: 1 } },
     });
     if (stored.count !== 1) return; // another worker built it first; its job owns the call
+  } else {
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { tries: { increment: 1 } } });
   }
 
-  await ctx.db.delivery.update({ where: { id: d.id }, data: { tries: { increment: 1 } } });
   let result: CreateOrderResult;
   try {
     result = await client.createOrder({ body, idempotencyKey: key });
@@ -114,7 +114,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     log.warn({ err: errorMessage(e) }, 'courier create failed; the job will retry');
     throw e instanceof DeliveryApiError && !e.retryable ? new Error(e.message) : e;
   }
-  await recordCreated(ctx, d.id, d.generation, env, result);
+  await recordCreated(ctx, d.id, d.generation, access, result, settings.fulfillment.trigger === 'accepted');
   ctx.queue.notify();
   log.info({ courierOrderId: result.orderId, dispatchJobId: result.dispatchId, price: result.deliveryPrice, currency: result.currency }, 'courier order created');
 }
@@ -154,7 +154,15 @@ async function checkQuote(client: ReturnType<AppContext['courier']['for']>, body
 }
 
 /** Stores the courier's answer and queues the Shopify write-back, in one transaction. */
-export async function recordCreated(ctx: AppContext, deliveryId: string, generation: number, env: EnvironmentName, r: CreateOrderResult): Promise<void> {
+export async function recordCreated(
+  ctx: AppContext,
+  deliveryId: string,
+  generation: number,
+  access: Pick<CourierAccess, 'environment' | 'environmentId'>,
+  r: CreateOrderResult,
+  fulfilNow: boolean,
+): Promise<void> {
+  const env = access.environment;
   await ctx.db.$transaction(async (tx) => {
     const current = await tx.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
     if (current.generation !== generation) return;
@@ -180,11 +188,9 @@ export async function recordCreated(ctx: AppContext, deliveryId: string, generat
         ...(r.deliveryId ? { courierDeliveryId: r.deliveryId } : {}),
       },
     });
-    await addCourierRefs(tx, deliveryId, current.shopId, env, generation, [
-      ['order', r.orderId],
-      ['dispatch', r.dispatchId],
-      ['delivery', r.deliveryId],
-    ]);
+    // This generation's ids are new: no webhook could have taught us them before this commit.
+    const refs = ([['order', r.orderId], ['dispatch', r.dispatchId], ['delivery', r.deliveryId]] as const).filter(([, v]) => !!v);
+    await tx.courierRef.createMany({ data: refs.map(([kind, value]) => ({ deliveryId, shopId: current.shopId, environment: env, generation, kind, value: value! })) });
     await addEvent(tx, deliveryId, {
       kind: 'created',
       status: r.orderStatus,
@@ -192,9 +198,10 @@ export async function recordCreated(ctx: AppContext, deliveryId: string, generat
       message: `Courier order ${r.orderId} created: job ${r.dispatchId}, ${r.deliveryPrice} ${r.currency}`,
     });
     await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.writeback, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}` });
-    // The fulfillment may be due now (trigger "accepted"), and webhooks that beat this answer can match now.
-    await enqueueSync(ctx, tx, deliveryId);
-    await enqueueRematch(ctx, tx, current.shopId, env);
+    // With the trigger "accepted" the fulfillment is due now; otherwise the first status webhook brings it.
+    if (fulfilNow) await enqueueSync(ctx, tx, deliveryId);
+    // Webhooks that beat this answer can match now.
+    await enqueueRematch(ctx, tx, access.environmentId);
   });
 }
 

@@ -13,7 +13,6 @@ import { errorMessage } from '../ops/errors.ts';
 import { addEvent } from '../dispatch/service.ts';
 import type { DeliveryStatus } from '../dispatch/status.ts';
 import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobData } from '../jobs/names.ts';
-import type { EnvironmentName } from '../settings/schema.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
 import { decideEvent, normaliseStatus } from './progress.ts';
 
@@ -171,9 +170,7 @@ export async function rematchEvents(ctx: AppContext, job: RematchJobData, limit 
   return events.length;
 }
 
-export async function enqueueRematch(ctx: AppContext, tx: Tx, shopId: string, environment: EnvironmentName): Promise<void> {
-  const env = await tx.courierEnvironment.findUnique({ where: { shopId_environment: { shopId, environment } } });
-  if (!env) return;
-  const pending = await tx.courierEvent.count({ where: { environmentId: env.id, state: 'UNMATCHED' } });
-  if (pending) await ctx.queue.enqueue<RematchJobData>(tx, JOBS.rematch, { environmentId: env.id }, { singletonKey: `rematch:${env.id}` });
+export async function enqueueRematch(ctx: AppContext, tx: Tx, environmentId: string): Promise<void> {
+  const pending = await tx.courierEvent.count({ where: { environmentId, state: 'UNMATCHED' } });
+  if (pending) await ctx.queue.enqueue<RematchJobData>(tx, JOBS.rematch, { environmentId }, { singletonKey: `rematch:${environmentId}` });
 }

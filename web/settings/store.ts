@@ -76,6 +76,9 @@ export const EnvironmentPatchSchema = z
 export type EnvironmentPatch = z.input<typeof EnvironmentPatchSchema>;
 
 async function ensureEnvironment(tx: Tx, shopId: string, environment: EnvironmentName) {
+  // Read first: the row almost always exists, and this runs on every dispatch.
+  const existing = await tx.courierEnvironment.findUnique({ where: { shopId_environment: { shopId, environment } } });
+  if (existing) return existing;
   return tx.courierEnvironment.upsert({
     where: { shopId_environment: { shopId, environment } },
     create: { shopId, environment, endpointId: newEndpointId() },
