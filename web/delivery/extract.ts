@@ -1,7 +1,7 @@
 // Pure mapping from courier response bodies to our types. The create response is exact per
 // the spec; the order read, the reference search and the quote have shapes the spec does not
 // show, so they are read from the likely field names (first match wins, in the listed order).
-import { CreateOrderResponseSchema, type CourierOrderView, type QuoteResult } from './types.ts';
+import { CreateOrderResponseSchema, type CourierOrderView, type CreateOrderResult, type QuoteResult } from './types.ts';
 import { decimalTextOf, NumberText, parseJsonExact, pick, pickString } from './json.ts';
 
 /** Exact tree -> ordinary JSON value (numbers as JS numbers) for `raw` and zod. */
@@ -23,16 +23,8 @@ export function parseBoth(text: string): { ok: true; exact: unknown; plain: unkn
 
 const DELIVERY_ID_PATHS = ['delivery.id', 'order.delivery.id', 'order.deliveryId', 'order.delivery_id', 'deliveryId', 'delivery_id', 'dispatch.deliveryId', 'dispatch.delivery_id'];
 
-export interface CreateOrderFields {
-  requestId: string;
-  orderId: string;
-  orderStatus: string;
-  reference: string;
-  deliveryPrice: string;
-  currency: string;
-  dispatchId: string;
-  deliveryId?: string;
-}
+/** What a 201 body tells us; the transport details (status, text, attempts) are added by the client. */
+export type CreateOrderFields = Pick<CreateOrderResult, 'requestId' | 'orderId' | 'orderStatus' | 'reference' | 'deliveryPrice' | 'currency' | 'dispatchId' | 'deliveryId'>;
 
 /** The 201 body -> result fields, or the reason it cannot be used. */
 export function mapCreateOrderResponse(
