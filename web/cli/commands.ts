@@ -77,12 +77,16 @@ function envArg(name: string, v: string | undefined): EnvironmentName | undefine
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 
 /** Delivery by id, Shopify order id, or order name (#1001). */
-async function findDelivery(tx: Tx, shop: string, ref: string | undefined) {
-  if (!ref) throw new CliError('missing <delivery> (delivery id, Shopify order id or order name like #1001)');
-  const d = await tx.delivery.findFirst({
+function lookupDelivery(tx: Tx, shop: string, ref: string) {
+  return tx.delivery.findFirst({
     where: { shop: { domain: shop }, OR: [{ id: ref }, { shopifyOrderId: ref }, { orderName: ref.startsWith('#') ? ref : `#${ref}` }] },
     include: { events: { orderBy: [{ occurredAt: 'asc' }, { receivedAt: 'asc' }] } },
   });
+}
+
+async function findDelivery(tx: Tx, shop: string, ref: string | undefined) {
+  if (!ref) throw new CliError('missing <delivery> (delivery id, Shopify order id or order name like #1001)');
+  const d = await lookupDelivery(tx, shop, ref);
   if (!d) throw new CliError(`no delivery '${ref}' for ${shop}`);
   return d;
 }
@@ -317,7 +321,7 @@ export const COMMANDS: Record<string, Command> = {
       const shop = shopArg(positionals[0]);
       const ref = positionals[1];
       if (!ref) throw new CliError('missing <delivery|order id>');
-      const known = await rt.ctx.db.delivery.findFirst({ where: { shop: { domain: shop }, OR: [{ id: ref }, { shopifyOrderId: ref }, { orderName: ref }] } });
+      const known = await lookupDelivery(rt.ctx.db, shop, ref);
       if (known) {
         await action(rt, (tx) => dispatchNow(tx, rt.ctx.queue, shop, known.id));
         return rt.out(`Queued ${known.orderName ?? known.shopifyOrderId} for dispatch.`);

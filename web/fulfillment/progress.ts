@@ -67,7 +67,6 @@ export function rankOf(status: string): number | null {
   return RANKS[normaliseStatus(status)] ?? null;
 }
 
-export const isTerminal = (status: string | null | undefined) => !!status && rankOf(status) === TERMINAL_RANK;
 export const isFailure = (status: string | null | undefined) => !!status && FAILURE.has(normaliseStatus(status));
 export const isSuccess = (status: string | null | undefined) => !!status && SUCCESS.has(normaliseStatus(status));
 

@@ -73,7 +73,6 @@ export const EnvironmentPatchSchema = z
   })
   .partial()
   .strict();
-export type EnvironmentPatch = z.input<typeof EnvironmentPatchSchema>;
 
 async function ensureEnvironment(tx: Tx, shopId: string, environment: EnvironmentName) {
   // Read first: the row almost always exists, and this runs on every dispatch.

@@ -82,16 +82,28 @@ export function QuickEnvForm(props: { env: Env; fields: QuickField[]; submitLabe
 }
 
 /** "Test connection": a token request with the saved credentials; long, so it shows progress. */
-export function ConnectionTest(props: { env: Env; info: EnvironmentInfo; label?: string; onDone: () => void }) {
+type CheckOutcome = CheckResult & { sent?: boolean; received?: boolean; verified?: boolean };
+
+/** A set-up check the merchant runs from the page: its button, progress, and the last result. */
+function CheckButton(props: {
+  path: string;
+  label: string;
+  busyText: string;
+  /** Toast after a run, and the heading of the last result. */
+  text: { okToast: string; failToast: string; okHeading: string; failHeading: string };
+  last: { ok: boolean; message: string; at: string } | null | undefined;
+  env: Env;
+  onDone: () => void;
+}) {
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<CheckResult | null>(null);
-  const last = result ?? (props.info.lastConnectionTest ? { ...props.info.lastConnectionTest, environment: props.env, testedAt: props.info.lastConnectionTest.at } : null);
+  const [result, setResult] = useState<CheckOutcome | null>(null);
+  const last = result ?? (props.last ? { ...props.last, environment: props.env, testedAt: props.last.at } : null);
   async function run() {
     setBusy(true);
     try {
-      const r = await post<CheckResult>(`/api/environments/${props.env}/test-connection`);
+      const r = await post<CheckOutcome>(props.path);
       setResult(r);
-      toast(r.ok ? `${ENV_LABEL[props.env]} connection works` : `${ENV_LABEL[props.env]} connection failed`, !r.ok);
+      toast(r.ok ? props.text.okToast : props.text.failToast, !r.ok);
       props.onDone();
     } catch (e) {
       setResult({ environment: props.env, ok: false, message: (e as Error).message, testedAt: new Date().toISOString() });
@@ -104,16 +116,30 @@ export function ConnectionTest(props: { env: Env; info: EnvironmentInfo; label?:
     <s-stack gap="small-200">
       <s-stack direction="inline" gap="base" alignItems="center">
         <s-button loading={busy} onClick={run}>
-          {props.label ?? 'Test connection'}
+          {props.label}
         </s-button>
-        {busy && <s-text color="subdued">Requesting a token from the courier…</s-text>}
+        {busy && <s-text color="subdued">{props.busyText}</s-text>}
       </s-stack>
       {!busy && last && (
-        <s-banner tone={last.ok ? 'success' : 'critical'} heading={last.ok ? 'Connection works' : 'Connection failed'}>
+        <s-banner tone={last.ok ? 'success' : 'critical'} heading={last.ok ? props.text.okHeading : props.text.failHeading}>
           {last.message} <s-text color="subdued">({when(last.testedAt)})</s-text>
         </s-banner>
       )}
     </s-stack>
+  );
+}
+
+export function ConnectionTest(props: { env: Env; info: EnvironmentInfo; label?: string; onDone: () => void }) {
+  return (
+    <CheckButton
+      path={`/api/environments/${props.env}/test-connection`}
+      label={props.label ?? 'Test connection'}
+      busyText="Requesting a token from the courier…"
+      text={{ okToast: `${ENV_LABEL[props.env]} connection works`, failToast: `${ENV_LABEL[props.env]} connection failed`, okHeading: 'Connection works', failHeading: 'Connection failed' }}
+      last={props.info.lastConnectionTest}
+      env={props.env}
+      onDone={props.onDone}
+    />
   );
 }
 
@@ -131,37 +157,15 @@ export function WebhookUrl(props: { info: EnvironmentInfo; label?: string }) {
 }
 
 export function WebhookTest(props: { env: Env; info: EnvironmentInfo; label?: string; onDone: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<(CheckResult & { sent?: boolean; received?: boolean; verified?: boolean }) | null>(null);
-  const prev = props.info.lastWebhookTest;
-  const last = result ?? (prev ? { ...prev, environment: props.env, testedAt: prev.at } : null);
-  async function run() {
-    setBusy(true);
-    try {
-      const r = await post<CheckResult & { sent: boolean; received: boolean; verified: boolean }>(`/api/environments/${props.env}/test-webhook`);
-      setResult(r);
-      toast(r.ok ? 'Test webhook received and verified' : 'Test webhook did not arrive verified', !r.ok);
-      props.onDone();
-    } catch (e) {
-      setResult({ environment: props.env, ok: false, message: (e as Error).message, testedAt: new Date().toISOString() });
-      toast((e as Error).message, true);
-    } finally {
-      setBusy(false);
-    }
-  }
   return (
-    <s-stack gap="small-200">
-      <s-stack direction="inline" gap="base" alignItems="center">
-        <s-button loading={busy} onClick={run}>
-          {props.label ?? 'Send test webhook'}
-        </s-button>
-        {busy && <s-text color="subdued">Asking the courier to send a signed test event and waiting for it…</s-text>}
-      </s-stack>
-      {!busy && last && (
-        <s-banner tone={last.ok ? 'success' : 'critical'} heading={last.ok ? 'Test webhook received and verified' : 'Test webhook failed'}>
-          {last.message} <s-text color="subdued">({when(last.testedAt)})</s-text>
-        </s-banner>
-      )}
-    </s-stack>
+    <CheckButton
+      path={`/api/environments/${props.env}/test-webhook`}
+      label={props.label ?? 'Send test webhook'}
+      busyText="Asking the courier to send a signed test event and waiting for it…"
+      text={{ okToast: 'Test webhook received and verified', failToast: 'Test webhook did not arrive verified', okHeading: 'Test webhook received and verified', failHeading: 'Test webhook failed' }}
+      last={props.info.lastWebhookTest}
+      env={props.env}
+      onDone={props.onDone}
+    />
   );
 }
