@@ -1,4 +1,4 @@
-// `npm start`: the app server. Configuration errors end start-up with one line.
+// `npm start`: the app server. Configuration errors end start-up with one line per problem, all of them at once.
 import { ConfigError, loadConfig } from './config/env.ts';
 import { createLogger } from './ops/logger.ts';
 import { startServer } from './server.ts';

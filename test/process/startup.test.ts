@@ -26,6 +26,18 @@ describe('start-up', () => {
     expect(out).toBe('Configuration error: SHOPIFY_API_SECRET is required when NODE_ENV=production');
   });
 
+  it('names every missing or invalid variable in one start, one line each', async () => {
+    const p = spawnApp({ NODE_ENV: 'production', PORT: 'eighty', ENCRYPTION_KEY: 'short' });
+    expect(await p.exited).not.toBe(0);
+    expect(p.output().trim().split('\n')).toEqual([
+      'Configuration error: PORT is invalid: expected a TCP port number',
+      'Configuration error: ENCRYPTION_KEY is invalid: expected 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)',
+      'Configuration error: SHOPIFY_API_KEY is required when NODE_ENV=production',
+      'Configuration error: SHOPIFY_API_SECRET is required when NODE_ENV=production',
+      'Configuration error: SHOPIFY_APP_URL is required when NODE_ENV=production',
+    ]);
+  });
+
   it('refuses the shop simulator switch in production with one line', async () => {
     const p = spawnApp({ NODE_ENV: 'production', SHOPIFY_API_KEY: 'k', SHOPIFY_API_SECRET: 's', SHOPIFY_APP_URL: 'https://x.example', ENCRYPTION_KEY: 'a'.repeat(64), SHOP_SIMULATOR_URL: 'http://127.0.0.1:4020' });
     expect(await p.exited).not.toBe(0);

@@ -58,6 +58,19 @@ describe('loadConfig', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('reports every problem at once, one line each', () => {
+    const lines = error({ NODE_ENV: 'production', PORT: 'eighty', LOG_LEVEL: 'loud', SHOP_SIMULATOR_URL: 'http://127.0.0.1:4020' }).split('\n');
+    expect(lines).toEqual([
+      'Configuration error: PORT is invalid: expected a TCP port number',
+      'Configuration error: LOG_LEVEL is invalid: expected one of fatal, error, warn, info, debug, trace, silent',
+      'Configuration error: SHOPIFY_API_KEY is required when NODE_ENV=production',
+      'Configuration error: SHOPIFY_API_SECRET is required when NODE_ENV=production',
+      'Configuration error: SHOPIFY_APP_URL is required when NODE_ENV=production',
+      'Configuration error: ENCRYPTION_KEY is required when NODE_ENV=production',
+      'Configuration error: SHOP_SIMULATOR_URL is not allowed when NODE_ENV=production (it sends Shopify traffic to a local simulator)',
+    ]);
+  });
+
   it('accepts PostgreSQL URLs and base64 keys', () => {
     const c = loadConfig({ DATABASE_URL: 'postgresql://u:p@db:5432/app', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
     expect(c.databaseUrl).toBe('postgresql://u:p@db:5432/app');

@@ -1,6 +1,6 @@
 // The app's configuration: one zod schema over the environment, parsed once at
-// start-up. Anything missing or invalid stops start-up with one line naming the
-// variable (see formatConfigError), never a stack trace.
+// start-up. Anything missing or invalid stops start-up with one line per problem,
+// every problem at once, each naming the variable (see formatConfigErrors), never a stack trace.
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '../db/url.ts';
 
@@ -56,16 +56,21 @@ const schema = z
     JOB_TIMEOUT_SECONDS: z.coerce.number({ error: 'expected seconds' }).int().min(2).max(3_600).default(300),
     RECONCILE_INTERVAL_SECONDS: z.coerce.number({ error: 'expected seconds' }).int().min(0, 'expected 0 (off) or more seconds').max(86_400).default(60),
     COURIER_LIVE_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the https base URL of the courier live API' }).optional(),
-  })
-  .superRefine((env, ctx) => {
-    if (env.NODE_ENV !== 'production') return;
-    if (env.SHOP_SIMULATOR_URL) {
-      ctx.addIssue({ code: 'custom', path: ['SHOP_SIMULATOR_URL'], message: 'is not allowed when NODE_ENV=production (it sends Shopify traffic to a local simulator)' });
-    }
-    for (const name of ['SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET', 'SHOPIFY_APP_URL', 'ENCRYPTION_KEY'] as const) {
-      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when NODE_ENV=production' });
-    }
   });
+
+// Checked on the raw environment, not inside the schema: zod skips an object's
+// refinements once a field is invalid, and every problem must show in one start.
+function productionProblems(env: Record<string, string | undefined>): string[] {
+  if (env.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  for (const name of ['SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET', 'SHOPIFY_APP_URL', 'ENCRYPTION_KEY'] as const) {
+    if (!env[name]) problems.push(`Configuration error: ${name} is required when NODE_ENV=production`);
+  }
+  if (env.SHOP_SIMULATOR_URL) {
+    problems.push('Configuration error: SHOP_SIMULATOR_URL is not allowed when NODE_ENV=production (it sends Shopify traffic to a local simulator)');
+  }
+  return problems;
+}
 
 export type RawEnv = z.infer<typeof schema>;
 
@@ -88,13 +93,15 @@ export interface AppConfig {
   reconcileIntervalMs: number;
 }
 
+/** Its message has one line per problem. */
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   // Empty strings count as unset, as they do in most .env tooling.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(cleaned);
-  if (!parsed.success) throw new ConfigError(formatConfigError(parsed.error));
+  const problems = [...(parsed.success ? [] : formatConfigErrors(parsed.error)), ...productionProblems(cleaned)];
+  if (!parsed.success || problems.length) throw new ConfigError(problems.join('\n'));
   const e = parsed.data;
   const appUrl = (e.SHOPIFY_APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const keys = e.ENCRYPTION_KEY
@@ -125,13 +132,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
 }
 
-/** One line: the first problem, naming the variable and what is expected. */
-export function formatConfigError(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  const name = String(issue.path[0] ?? 'environment');
-  let message = issue.message;
-  if (issue.code === 'invalid_value' && 'values' in issue) message = `expected one of ${issue.values.join(', ')}`;
-  return `Configuration error: ${name} ${message.startsWith('is ') ? message : `is invalid: ${message}`}`;
+/** One line per problem, naming the variable and what is expected. */
+export function formatConfigErrors(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? 'environment');
+    let message = issue.message;
+    if (issue.code === 'invalid_value' && 'values' in issue) message = `expected one of ${issue.values.join(', ')}`;
+    return `Configuration error: ${name} ${message.startsWith('is ') ? message : `is invalid: ${message}`}`;
+  });
 }
 
 export function decodeKey(text: string): Buffer | null {
