@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signDeliveryWebhook } from '../../web/delivery/index.ts';
 import { reconcileOnce } from '../../web/fulfillment/reconcile.ts';
+import { runFulfillmentSync } from '../../web/fulfillment/sync.ts';
 import { sendTestWebhook } from '../../web/fulfillment/test-webhook.ts';
 import { waitFor } from '../support/process.ts';
 import {
@@ -225,6 +226,17 @@ describe('nothing is lost', () => {
     await waitFor(async () => fulfillmentsOf(sim, orderId)[0]?.events.at(-1)?.status === 'DELIVERED', 'DELIVERED in Shopify');
     const last = (await deliveryOf(s.app, domain, orderId))!.events.filter((e) => e.kind === 'courier_status').at(-1)!;
     expect(last.source).toBe('reconcile');
+  });
+
+  it('two syncs of one delivery in one process run one after the other, without meeting the cross-instance lease', async () => {
+    const domain = 'twice.myshopify.com';
+    const { sim, orderId, courierOrderId, delivery } = await bookedOrder(domain);
+    await s.courier.updateSettings({ webhooksEnabled: false });
+    await s.courier.advance(courierOrderId, { to: 'driver_assigned' });
+    await reconcileOnce(s.app.ctx, { now: Date.now() + 16 * 60_000 });
+    await waitForStatus(s.app, domain, orderId, 'IN_PROGRESS');
+    await expect(Promise.all([runFulfillmentSync(s.app.ctx, delivery.id), runFulfillmentSync(s.app.ctx, delivery.id)])).resolves.toBeDefined();
+    await waitFor(async () => fulfillmentsOf(sim, orderId).length === 1, 'one fulfillment');
   });
 });
 

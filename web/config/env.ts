@@ -74,6 +74,9 @@ function productionProblems(env: Record<string, string | undefined>): string[] {
 
 export type RawEnv = z.infer<typeof schema>;
 
+/** SHOPIFY_APP_URL when unset. The shop simulator's default too: the OAuth state cookie is per host. */
+export const defaultAppUrl = (port: number) => `http://localhost:${port}`;
+
 export interface AppConfig {
   nodeEnv: RawEnv['NODE_ENV'];
   isProduction: boolean;
@@ -103,7 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const problems = [...(parsed.success ? [] : formatConfigErrors(parsed.error)), ...productionProblems(cleaned)];
   if (!parsed.success || problems.length) throw new ConfigError(problems.join('\n'));
   const e = parsed.data;
-  const appUrl = (e.SHOPIFY_APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const appUrl = (e.SHOPIFY_APP_URL ?? defaultAppUrl(e.PORT)).replace(/\/+$/, '');
   const keys = e.ENCRYPTION_KEY
     ? [e.ENCRYPTION_KEY, ...(e.ENCRYPTION_KEY_PREVIOUS?.split(',') ?? [])].map((k) => decodeKey(k.trim())!)
     : null;

@@ -37,7 +37,24 @@ function load(ctx: AppContext, deliveryId: string) {
   });
 }
 
-export async function runFulfillmentSync(ctx: AppContext, deliveryId: string): Promise<void> {
+// Within one process, syncs of one delivery wait for each other here instead of
+// meeting the lease (and retrying with a warning); the lease is for other instances.
+const running = new WeakMap<AppContext, Map<string, Promise<void>>>();
+
+export function runFulfillmentSync(ctx: AppContext, deliveryId: string): Promise<void> {
+  let mine = running.get(ctx);
+  if (!mine) running.set(ctx, (mine = new Map()));
+  const queue = mine;
+  const run = (queue.get(deliveryId) ?? Promise.resolve()).catch(() => {}).then(() => syncUnderLease(ctx, deliveryId));
+  queue.set(deliveryId, run);
+  const done = () => {
+    if (queue.get(deliveryId) === run) queue.delete(deliveryId);
+  };
+  run.then(done, done);
+  return run;
+}
+
+async function syncUnderLease(ctx: AppContext, deliveryId: string): Promise<void> {
   const now = new Date(ctx.now());
   const lease = await ctx.db.delivery.updateMany({
     where: { id: deliveryId, OR: [{ syncLockedUntil: null }, { syncLockedUntil: { lt: now } }] },
@@ -45,7 +62,7 @@ export async function runFulfillmentSync(ctx: AppContext, deliveryId: string): P
   });
   if (!lease.count) {
     if (!(await ctx.db.delivery.count({ where: { id: deliveryId } }))) return;
-    throw new SyncBusyError('another worker is writing this delivery to Shopify; retrying later');
+    throw new SyncBusyError('another instance holds this delivery\'s Shopify write lease (or one that stopped left it); retrying later');
   }
   try {
     const d = await load(ctx, deliveryId);

@@ -16,6 +16,8 @@ export function healthRoutes(state: Readiness, opts: { timeoutMs?: number } = {}
   });
   router.get('/readyz', async (_req, res) => {
     if (!state.migrated || !state.db) {
+      // Start-up (migrations running) is expected: info. A database problem: warn; it is logged where it happens.
+      res.locals.accessLogLevel = state.problem ? 'warn' : 'info';
       res.status(503).json({ ready: false, reason: state.problem ?? 'database migrations have not been applied yet' });
       return;
     }
@@ -23,6 +25,7 @@ export function healthRoutes(state: Readiness, opts: { timeoutMs?: number } = {}
       await withTimeout(state.db.$queryRawUnsafe('SELECT 1'), opts.timeoutMs ?? 2_000);
       res.json({ ready: true });
     } catch (e) {
+      res.locals.accessLogLevel = 'warn';
       res.status(503).json({ ready: false, reason: `database unreachable: ${(e as Error).message.split('\n')[0]}` });
     }
   });

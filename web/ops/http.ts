@@ -1,9 +1,13 @@
 // Per-request context: a request id (honouring X-Request-Id), a child logger on
 // res.locals.log carrying it and the shop, and one access-log line per request.
-// The query string is not logged: OAuth callbacks carry codes in it.
+// The path is logged with its mount prefix (req.originalUrl), without the query
+// string: OAuth callbacks carry codes in it. A route may set res.locals.accessLogLevel
+// when a status is expected (a /readyz 503 during start-up is not an error).
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from './logger.ts';
+
+export type AccessLogLevel = 'info' | 'warn' | 'error';
 
 export function requestContext(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -17,8 +21,9 @@ export function requestContext(log: Logger) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
-      child[level]({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      const level: AccessLogLevel = res.locals.accessLogLevel ?? (res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info');
+      const path = req.originalUrl.split('?')[0];
+      child[level]({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
   };

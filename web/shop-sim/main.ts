@@ -2,10 +2,11 @@
 // Environment (all optional):
 //   SHOP_SIM_PORT, SHOP_SIM_HOST, SHOPIFY_API_KEY / SHOPIFY_API_SECRET (default: the app's
 //   development placeholders, so a fresh app and a fresh simulator agree), APP_URL (where
-//   webhooks go, default http://127.0.0.1:3000), SHOP_SIM_WEBHOOK_RETRY_MS (comma list of
+//   webhooks go, default the app's own default http://localhost:3000), SHOP_SIM_WEBHOOK_RETRY_MS (comma list of
 //   waits between webhook attempts, default 1000,5000,15000), LOG_LEVEL.
 // Point the app at it with SHOP_SIMULATOR_URL=<the URL printed> (development only).
 import { parseArgs } from 'node:util';
+import { defaultAppUrl } from '../config/env.ts';
 import { createLogger } from '../ops/logger.ts';
 import { CONTROL_API_SUMMARY, startShopSimulator } from './server.ts';
 
@@ -28,7 +29,8 @@ const portText = values.port ?? env.SHOP_SIM_PORT;
 const port = portText === undefined || portText === '' ? 4020 : Number(portText);
 if (!Number.isInteger(port) || port < 0 || port > 65535) die(`port must be a TCP port number (0-65535), got "${portText}"`);
 const host = values.host ?? env.SHOP_SIM_HOST ?? '127.0.0.1';
-const appUrl = (values['app-url'] ?? env.APP_URL) || 'http://127.0.0.1:3000';
+// The app's default host, not 127.0.0.1: the install hint's OAuth state cookie must reach the callback.
+const appUrl = (values['app-url'] ?? env.APP_URL) || defaultAppUrl(3000);
 try {
   if (!/^https?:$/.test(new URL(appUrl).protocol)) throw new Error();
 } catch {
