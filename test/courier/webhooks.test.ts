@@ -138,6 +138,14 @@ describe('status webhooks', () => {
     expect(log.map((e) => [e.attempt, e.result, e.httpStatus])).toEqual([[1, 'failed', 500], [2, 'failed', 500], [3, 'delivered', 200]]);
   });
 
+  it('sends one delivery\'s events in order: the next waits for the previous one\'s retries', async () => {
+    const r = await receiver((i) => (i === 0 ? 500 : 200));
+    const order = await createOrder('W-4b');
+    await ctl.advance(order.orderId, { to: 'picked_up' });
+    const got = await r.waitFor(4);
+    expect(got.map((w) => [payload(w).data.status, w.answered])).toEqual([['accepted', 500], ['accepted', 200], ['driver_assigned', 200], ['picked_up', 200]]);
+  });
+
   it('gives up after the configured retries', async () => {
     const r = await receiver(() => 503);
     const order = await createOrder('W-5');

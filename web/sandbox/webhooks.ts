@@ -2,6 +2,8 @@
 // lower-case hex, the five x-service-* headers), retries non-2xx and network errors with
 // the configured delays (re-signing each attempt with a fresh timestamp, same event id and
 // body), and honours the duplicate / out-of-order / bad-signature / disabled switches.
+// One delivery's events go out one at a time, each after the previous one's last attempt,
+// so they arrive in the order they were sent; only the out-of-order switch reorders them.
 // The signature code is deliberately separate from web/delivery so the contract tests
 // compare two implementations.
 import { createHmac, randomBytes } from 'node:crypto';
@@ -28,7 +30,11 @@ export class WebhookSender {
   readonly #now: () => number;
   readonly #log: Logger | undefined;
   readonly #agent = new Agent({ keepAliveTimeout: 1_000, connect: { timeout: 5_000 } });
-  readonly #timers = new Set<NodeJS.Timeout>();
+  /** Retry waits; cancelling resolves them so the delivery's queue moves on. */
+  readonly #timers = new Map<NodeJS.Timeout, () => void>();
+  /** Per delivery: the send in progress, the next one waits for it. */
+  readonly #queues = new Map<string, Promise<void>>();
+  #generation = 0;
   readonly #inflight = new Set<Promise<unknown>>();
   #entries: WebhookLogEntry[] = [];
   #held: OutgoingEvent[] = [];
@@ -79,22 +85,47 @@ export class WebhookSender {
   }
 
   #dispatch(ev: OutgoingEvent): void {
-    void this.#track(this.#attempt(ev, 1, false));
-    if (this.#settings().duplicateSends) void this.#track(this.#attempt(ev, 1, true));
+    const generation = this.#generation;
+    const duplicate = this.#settings().duplicateSends;
+    const send = async () => {
+      if (generation !== this.#generation) return; // reset() since it was queued
+      await Promise.all([this.#attempt(ev, 1, false), duplicate ? this.#attempt(ev, 1, true) : null]);
+    };
+    const queued = (this.#queues.get(ev.deliveryId) ?? Promise.resolve()).then(send, send);
+    this.#queues.set(ev.deliveryId, queued);
+    void this.#track(queued.finally(() => {
+      if (this.#queues.get(ev.deliveryId) === queued) this.#queues.delete(ev.deliveryId);
+    }));
   }
 
+  /** This attempt and its retries; resolves after the last one. */
   async #attempt(ev: OutgoingEvent, attempt: number, duplicate: boolean): Promise<void> {
     if (this.#closed) return;
     const entry = await this.#deliver(ev, attempt, duplicate);
     const delays = this.#settings().webhookRetryDelaysMs;
     if (entry.result === 'failed' && attempt <= delays.length && !this.#closed) {
+      if (await this.#wait(delays[attempt - 1]!)) await this.#attempt(ev, attempt + 1, duplicate);
+    }
+  }
+
+  /** true after `ms`; false at once when reset() or close() cancels the wait. */
+  #wait(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
       const t = setTimeout(() => {
         this.#timers.delete(t);
-        void this.#track(this.#attempt(ev, attempt + 1, duplicate));
-      }, delays[attempt - 1]);
+        resolve(true);
+      }, ms);
       t.unref();
-      this.#timers.add(t);
+      this.#timers.set(t, () => resolve(false));
+    });
+  }
+
+  #cancelWaits(): void {
+    for (const [t, cancel] of this.#timers) {
+      clearTimeout(t);
+      cancel();
     }
+    this.#timers.clear();
   }
 
   async #deliver(ev: OutgoingEvent, attempt: number, duplicate: boolean): Promise<WebhookLogEntry> {
@@ -166,16 +197,15 @@ export class WebhookSender {
 
   /** Forget pending retries, held events and the log. */
   reset(): void {
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
+    this.#generation++;
+    this.#cancelWaits();
     this.#held = [];
     this.#entries = [];
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
+    this.#cancelWaits();
     await this.#agent.destroy(); // aborts sends still waiting on a slow receiver
     await Promise.allSettled([...this.#inflight]);
   }
