@@ -149,8 +149,8 @@ class Child {
 export function scriptEntry(script: string): string {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const cmd = pkg.scripts?.[script];
-  const m = cmd ? /^node (\S+\.ts)$/.exec(cmd.trim()) : null;
-  if (!m) throw new Error(`package.json script "${script}" is ${cmd ? `"${cmd}"` : 'missing'}; the demo expects "node <file>.ts"`);
+  const m = cmd ? /^(?:exec )?node (\S+\.ts)$/.exec(cmd.trim()) : null; // `exec`: npm start signals node itself
+  if (!m) throw new Error(`package.json script "${script}" is ${cmd ? `"${cmd}"` : 'missing'}; the demo expects "[exec] node <file>.ts"`);
   return m[1]!;
 }
 
