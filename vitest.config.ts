@@ -27,6 +27,9 @@ export default defineConfig({
       // Black box: the sandbox courier, the shop simulator and the app as child processes (web/demo/stack.ts).
       // SQLite by default; a postgres:// E2E_DATABASE_URL or DATABASE_URL runs it on a fresh PostgreSQL database.
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 120_000 } },
+      // The Dockerfile's build and start commands in a fresh clone (a real `npm ci`: minutes).
+      // Not in `npm test`; `npm run test:deploy` and .ci/run run it.
+      { extends: true, test: { name: 'deploy', include: ['test/deploy/**/*.test.ts'], testTimeout: 180_000 } },
     ],
   },
 });

@@ -74,6 +74,9 @@ function productionProblems(env: Record<string, string | undefined>): string[] {
 
 export type RawEnv = z.infer<typeof schema>;
 
+/** Every variable the app reads (.env.example and the README list them all; tests check). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape);
+
 /** SHOPIFY_APP_URL when unset. The shop simulator's default too: the OAuth state cookie is per host. */
 export const defaultAppUrl = (port: number) => `http://localhost:${port}`;
 

@@ -1,0 +1,59 @@
+// shopify.web.toml: `shopify app dev` runs its dev command with the tunnel in APP_URL (and PORT,
+// SHOPIFY_API_KEY/SECRET, SCOPES); the app must then use the tunnel as its public URL.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/paths.ts';
+import { waitFor } from '../support/process.ts';
+
+const toml = readFileSync(join(ROOT, 'shopify.web.toml'), 'utf8');
+const value = (key: string) => toml.match(new RegExp(`^${key}\\s*=\\s*(.+)$`, 'm'))?.[1]?.trim();
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('shopify.web.toml', () => {
+  it('serves frontend and backend, webhooks at /api/webhooks, dev through an npm script that exists', () => {
+    expect(value('roles')).toBe('["frontend", "backend"]');
+    expect(value('webhooks_path')).toBe('"/api/webhooks"');
+    const dev = /^"npm run (\S+)"$/.exec(value('dev') ?? '')?.[1];
+    const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    expect(dev && scripts[dev]).toBeTruthy();
+    expect(scripts[/^"npm run (\S+)"$/.exec(value('build') ?? '')![1]!]).toBeTruthy();
+  });
+
+  it('its dev command, given the environment the Shopify CLI sets, sends OAuth back to the tunnel URL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdd-cli-'));
+    dirs.push(dir);
+    const dev = /^"(.+)"$/.exec(value('dev')!)![1]!.split(' ');
+    // What the CLI passes (Shopify/cli launchWebProcess), minus the values we do not read.
+    const env = {
+      PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+      HOME: process.env.HOME,
+      NODE_ENV: 'development',
+      SHOPIFY_API_KEY: 'cli-client-id',
+      SHOPIFY_API_SECRET: 'cli-client-secret',
+      HOST: 'https://tunnel-1234.trycloudflare.com',
+      APP_URL: 'https://tunnel-1234.trycloudflare.com',
+      PORT: '0',
+      DATABASE_URL: `file:${join(dir, 'app.db')}`,
+      ENCRYPTION_KEY: 'e'.repeat(64),
+    };
+    const child = spawn(dev[0]!, dev.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    try {
+      const port = await waitFor(async () => out.match(/"port":(\d+),[^\n]*"msg":"listening"/)?.[1], 'listening', 60_000);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 'ready', 60_000);
+      const res = await fetch(`http://127.0.0.1:${port}/api/auth?shop=dev-store.myshopify.com`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36' } }); // not a bot
+      const location = res.headers.get('location') ?? '';
+      expect(location, `${res.status} ${out}`).toContain('dev-store.myshopify.com/admin/oauth/authorize');
+      expect(new URL(location).searchParams.get('redirect_uri')).toBe('https://tunnel-1234.trycloudflare.com/api/auth/callback');
+      expect(new URL(location).searchParams.get('client_id')).toBe('cli-client-id');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
