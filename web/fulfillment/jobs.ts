@@ -14,7 +14,9 @@ export interface FulfillmentJobOptions {
 
 export async function registerFulfillmentJobs(ctx: AppContext, opts: FulfillmentJobOptions = {}): Promise<void> {
   const retry = { maxAttempts: 10, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000, ...opts.retry };
-  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 8, retry });
+  // One at a time, in arrival order (the queue claims oldest first): a delivery's statuses are
+  // applied in the order the courier sent them, so none lands below what Shopify already shows.
+  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 1, retry });
   await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId), {
     concurrency: 4,
     retry,
