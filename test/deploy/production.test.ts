@@ -81,7 +81,7 @@ beforeAll(() => {
   }
 }, 900_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => rmSync(work, { recursive: true, force: true }), 300_000); // two node_modules trees
 
 function startRuntime(env: Record<string, string>) {
   expect(cmd[0]).toBe('node');
