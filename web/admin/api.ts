@@ -302,7 +302,7 @@ async function settingsPayload(ctx: AppContext, domain: string) {
   for (const row of rows) {
     const env = row.environment as EnvironmentName;
     if (!(ENVIRONMENTS as readonly string[]).includes(env)) continue;
-    const view = environmentView(row, ctx.box);
+    const view = environmentView(row, ctx.box, ctx.now());
     let access: CourierAccess;
     try {
       access = courierAccessFromRow(row, ctx.box, ctx.config.courierBaseUrls);
@@ -372,7 +372,7 @@ async function saveAll(ctx: AppContext, domain: string, body: unknown): Promise<
 
   for (const env of ENVIRONMENTS) {
     const p = environments[env];
-    if (p && Object.keys(p).length) await updateEnvironment(ctx.db, ctx.box, domain, env, p);
+    if (p && Object.keys(p).length) await updateEnvironment(ctx.db, ctx.box, domain, env, p, { webhookSecretOverlapMs: ctx.config.webhookSecretOverlapMs, now: ctx.now() });
   }
   if (patch) await updateSettings(ctx.db, domain, patch);
 }

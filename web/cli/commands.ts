@@ -160,7 +160,7 @@ export const COMMANDS: Record<string, Command> = {
         rt.out(`  base URL        ${e.baseUrl ?? `${rt.config.courierBaseUrls[env] ?? 'not set'} (default)`}`);
         rt.out(`  client id       ${e.clientId ?? 'not set'}`);
         rt.out(`  client secret   ${secret(e.clientSecret)}`);
-        rt.out(`  webhook secret  ${secret(e.webhookSecret)}`);
+        rt.out(`  webhook secret  ${secret(e.webhookSecret)}${e.previousWebhookSecret ? `   previous one accepted for ${e.previousWebhookSecret.remainingMinutes} more min` : ''}`);
         rt.out(`  pickup store    ${e.pickupStoreId ?? 'not set'}`);
         for (const [loc, store] of Object.entries(e.locationStores)) rt.out(`  location ${loc} → store ${store}`);
         rt.out(`  webhook URL     ${webhookUrl(base, e.endpointId)}`);
@@ -271,7 +271,7 @@ export const COMMANDS: Record<string, Command> = {
             return [loc.replace(/^gid:\/\/shopify\/Location\//, ''), store ? store : null];
           }));
         }
-        if (Object.keys(envPatch).length) await updateEnvironment(db, box, domain, env, envPatch);
+        if (Object.keys(envPatch).length) await updateEnvironment(db, box, domain, env, envPatch, { webhookSecretOverlapMs: rt.config.webhookSecretOverlapMs });
       } catch (e) {
         if (e instanceof SettingsValidationError) throw new CliError(`invalid setting ${e.message}`);
         throw e;

@@ -14,6 +14,7 @@ import { verifyDeliveryWebhook } from '../delivery/index.ts';
 import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
 import type { Logger } from '../ops/logger.ts';
 import { DecryptionError } from '../security/crypto.ts';
+import { webhookSecretsOf } from '../settings/store.ts';
 
 export const WEBHOOK_BODY_LIMIT = '64kb';
 const ENDPOINT_ID = /^ep_[A-Za-z0-9_-]{16,64}$/;
@@ -53,7 +54,7 @@ export function courierWebhookRoute(ctx: AppContext) {
 
       let secrets: string[];
       try {
-        secrets = [env.webhookSecretEnc, env.webhookSecretPrevEnc].filter((v): v is string => !!v).map((v) => ctx.box.decrypt(v));
+        secrets = webhookSecretsOf(env, ctx.box, ctx.now());
       } catch (e) {
         if (!(e instanceof DecryptionError)) throw e;
         return reject(401, 'secret_unreadable', 'the stored webhook secret cannot be read; enter it again');
