@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.ts';
 import { maskSecret, type SecretBox } from '../security/crypto.ts';
+import { reencryptCanary } from '../security/key-check.ts';
 import {
   applySettingsPatch,
   ENVIRONMENTS,
@@ -285,5 +286,6 @@ export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ enviro
       sessions++;
     }
   }
+  await reencryptCanary(db, box);
   return { environments, sessions };
 }
