@@ -13,6 +13,7 @@ import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, serializeCreateOrder } from '../delivery/index.ts';
+import { checkCourierUrl, courierUrlPolicy } from '../delivery/address-policy.ts';
 import { normalisePhone } from '../dispatch/mapping.ts';
 import { toCents } from '../dispatch/money.ts';
 import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
@@ -363,6 +364,10 @@ async function saveAll(ctx: AppContext, domain: string, body: unknown): Promise<
     if (!p) continue;
     const r = EnvironmentPatchSchema.safeParse(p);
     if (!r.success) for (const [k, v] of Object.entries(fieldErrors(r.error))) errors[`${env}.${k}`] = v;
+    else if (r.data.baseUrl) {
+      const problem = await checkCourierUrl(r.data.baseUrl, courierUrlPolicy(ctx.config.nodeEnv));
+      if (problem) errors[`${env}.baseUrl`] = problem;
+    }
   }
   if (next.activeEnvironment === 'live' && current.activeEnvironment !== 'live' && !errors.activeEnvironment) {
     const blocker = liveReadiness((await settingsPayload(ctx, domain)).environments.live.checks);

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.ts';
+import { validateBaseUrl } from '../delivery/url.ts';
 import { maskSecret, type SecretBox } from '../security/crypto.ts';
 import { reencryptCanary } from '../security/key-check.ts';
 import {
@@ -64,6 +65,12 @@ export const EnvironmentPatchSchema = z
   .object({
     baseUrl: z
       .url({ protocol: /^https?$/, error: 'expected the courier API base URL, e.g. https://api.courier.example' })
+      .superRefine((v, c) => {
+        // Credentials in the URL, query strings, plain http to a non-local host. Where it may
+        // point (private addresses, https in production) is checked by the caller: checkCourierUrl.
+        const r = validateBaseUrl(v);
+        if (!r.ok) c.addIssue({ code: 'custom', message: r.problem });
+      })
       .nullable(),
     clientId: z.string().trim().min(1, 'must not be empty').max(256).nullable(),
     clientSecret: secret.nullable(),

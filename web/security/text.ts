@@ -1,0 +1,33 @@
+// Text that every database we support can store. PostgreSQL refuses NUL in
+// text; a lone UTF-16 surrogate cannot be encoded as UTF-8 at all. Values that
+// come from outside (webhook fields, order names) pass through storableText
+// before they reach a column; the exact bytes are kept elsewhere for audit.
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Lone surrogates replaced with U+FFFD (String.prototype.toWellFormed, ES2024). */
+export function wellFormed(s: string): string {
+  return s.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** Lone surrogates and NUL replaced with U+FFFD. */
+export function storableText(s: string): string {
+  return wellFormed(s).replace(/\u0000/g, '\uFFFD');
+}
+
+export function storableOrNull(v: unknown): string | null {
+  return typeof v === 'string' ? storableText(v) : null;
+}
+
+/** Whether text survives storage unchanged. */
+export function isStorable(s: string): boolean {
+  return storableText(s) === s;
+}
+
+/** Years outside 0000-9999 cannot be stored as a timestamp by PostgreSQL or compared as text in SQLite. */
+export function storableDate(ms: number): Date | null {
+  if (!Number.isFinite(ms)) return null;
+  const d = new Date(ms);
+  const y = d.getUTCFullYear();
+  return y >= 0 && y <= 9999 ? d : null;
+}
