@@ -21,6 +21,7 @@ import { ActionError, dispatchNow, fixAndRetry, problemsMessage, recordAndDispat
 import { DELIVERY_STATUSES } from '../dispatch/status.ts';
 import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
 import { DecryptionError } from '../security/crypto.ts';
+import { isStorable, storableDate } from '../security/text.ts';
 import {
   applySettingsPatch,
   ENVIRONMENTS,
@@ -269,9 +270,10 @@ function envParam(req: Request): EnvironmentName {
 
 /** A numeric Shopify order id, from the id or its GID. */
 function orderIdParam(req: Request): string {
-  const raw = decodeURIComponent(String(req.params.orderId));
+  // Express has decoded the path segment once already; a second decode would misread '%25'.
+  const raw = String(req.params.orderId);
   const id = raw.replace(/^gid:\/\/shopify\/Order\//, '');
-  if (!/^\d{1,20}$/.test(id)) throw new ApiError(400, `'${raw}' is not a Shopify order id`);
+  if (!/^\d{1,20}$/.test(id)) throw new ApiError(400, `'${raw.slice(0, 64)}' is not a Shopify order id`, { orderId: 'expected a numeric Shopify order id or its GID' });
   return id;
 }
 
@@ -384,11 +386,29 @@ async function saveAll(ctx: AppContext, domain: string, body: unknown): Promise<
 
 // --- deliveries ---------------------------------------------------------------------------------------
 
-const isoOrDate = z
-  .string()
-  .trim()
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'expected a date like 2026-11-22 or an ISO 8601 time')
-  .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v));
+/** A filter date, as stored timestamps can hold it (years 0001-9999); `endOfDay` makes a bare date exclusive at the end of that day. */
+function filterDate(endOfDay: boolean) {
+  return z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, c) => {
+      if (!v) return undefined;
+      const bare = /^\d{4}-\d{2}-\d{2}$/.test(v);
+      const ms = bare ? Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 : 0) : Date.parse(v);
+      if (Number.isNaN(ms)) {
+        c.addIssue({ code: 'custom', message: 'expected a date like 2026-11-22 or an ISO 8601 time' });
+        return z.NEVER;
+      }
+      const d = storableDate(ms);
+      // The day after 9999-12-31 is no bound at all.
+      if (!d && !(endOfDay && bare && v.startsWith('9999-'))) {
+        c.addIssue({ code: 'custom', message: 'expected a date between the years 0001 and 9999' });
+        return z.NEVER;
+      }
+      return d ?? undefined;
+    });
+}
 
 const ListQuery = z.object({
   status: z
@@ -396,21 +416,10 @@ const ListQuery = z.object({
     .optional()
     .transform((v) => (v ? v.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean) : []))
     .refine((list) => list.every((s) => (DELIVERY_STATUSES as readonly string[]).includes(s)), `expected one or more of ${DELIVERY_STATUSES.join(', ')}`),
-  from: isoOrDate.optional(),
+  from: filterDate(false),
   /** Exclusive; a bare date means the end of that day (UTC). */
-  to: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v, c) => {
-      if (!v) return undefined;
-      if (Number.isNaN(Date.parse(v))) {
-        c.addIssue({ code: 'custom', message: 'expected a date like 2026-11-22 or an ISO 8601 time' });
-        return z.NEVER;
-      }
-      return /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(Date.parse(`${v}T00:00:00.000Z`) + 86_400_000) : new Date(v);
-    }),
-  q: z.string().trim().max(100).optional(),
+  to: filterDate(true),
+  q: z.string().trim().max(100).refine(isStorable, 'must not contain NUL characters or lone UTF-16 surrogates').optional(),
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
@@ -421,8 +430,9 @@ function encodeCursor(d: { createdAt: Date; id: string }): string {
 
 function decodeCursor(c: string): { createdAt: Date; id: string } {
   const m = /^(\d{1,15}):([\w-]{1,64})$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
-  if (!m) throw new ApiError(400, 'invalid cursor', { cursor: 'is not a cursor this API returned' });
-  return { createdAt: new Date(Number(m[1])), id: m[2]! };
+  const createdAt = m ? storableDate(Number(m[1])) : null;
+  if (!m || !createdAt) throw new ApiError(400, 'invalid cursor', { cursor: 'is not a cursor this API returned' });
+  return { createdAt, id: m[2]! };
 }
 
 async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {

@@ -14,6 +14,7 @@ import { verifyDeliveryWebhook } from '../delivery/index.ts';
 import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
 import type { Logger } from '../ops/logger.ts';
 import { DecryptionError } from '../security/crypto.ts';
+import { storableDate, storableOrNull, storableText } from '../security/text.ts';
 import { webhookSecretsOf } from '../settings/store.ts';
 
 export const WEBHOOK_BODY_LIMIT = '64kb';
@@ -67,18 +68,22 @@ export function courierWebhookRoute(ctx: AppContext) {
 
       const { event } = v;
       const data = event.data ?? ({} as Record<string, unknown>);
-      const occurred = Date.parse(event.created_at);
+      // A verified event is never refused for its content: what a database cannot store
+      // (NUL, lone surrogates, years outside 0-9999) is replaced in the columns. `payload` keeps
+      // the exact body: it is valid UTF-8 JSON (checked), where such characters can only be escapes.
+      const payload = storableText(raw.toString('utf8'));
+      const eventId = storableText(v.eventId);
       try {
         await ctx.db.$transaction(async (tx) => {
           const row = await tx.courierEvent.create({
             data: {
               environmentId: env.id,
-              eventId: v.eventId,
-              type: String(event.type),
-              deliveryRef: typeof data.delivery_id === 'string' ? data.delivery_id : null,
-              status: typeof data.status === 'string' ? data.status : null,
-              occurredAt: Number.isNaN(occurred) ? null : new Date(occurred),
-              payload: raw.toString('utf8'),
+              eventId,
+              type: storableText(String(event.type)),
+              deliveryRef: storableOrNull(data.delivery_id),
+              status: storableOrNull(data.status),
+              occurredAt: storableDate(Date.parse(event.created_at)),
+              payload,
               state: 'RECEIVED',
             },
           });
@@ -88,12 +93,12 @@ export function courierWebhookRoute(ctx: AppContext) {
       } catch (e) {
         if (!isUniqueViolation(e)) throw e;
         await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(ctx.now()) } });
-        elog.info({ eventId: v.eventId }, 'duplicate courier webhook acknowledged');
+        elog.info({ eventId }, 'duplicate courier webhook acknowledged');
         res.status(200).json({ received: true, duplicate: true });
         return;
       }
       ctx.queue.notify();
-      elog.info({ eventId: v.eventId, type: event.type, status: data.status }, 'courier webhook stored');
+      elog.info({ eventId, type: event.type, status: data.status }, 'courier webhook stored');
       res.status(200).json({ received: true });
     },
   ];

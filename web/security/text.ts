@@ -24,10 +24,22 @@ export function isStorable(s: string): boolean {
   return storableText(s) === s;
 }
 
-/** Years outside 0000-9999 cannot be stored as a timestamp by PostgreSQL or compared as text in SQLite. */
+/** Years outside 0001-9999 cannot be stored by PostgreSQL (it has no year 0) or compared as text in SQLite. */
 export function storableDate(ms: number): Date | null {
   if (!Number.isFinite(ms)) return null;
   const d = new Date(ms);
   const y = d.getUTCFullYear();
-  return y >= 0 && y <= 9999 ? d : null;
+  return y >= 1 && y <= 9999 ? d : null;
+}
+
+/** storableText applied to every string (and key) of parsed JSON. */
+export function storableDeep<T>(v: T): T {
+  if (typeof v === 'string') return storableText(v) as T;
+  if (Array.isArray(v)) return v.map(storableDeep) as T;
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[storableText(k)] = storableDeep(x);
+    return out as T;
+  }
+  return v;
 }

@@ -1,9 +1,6 @@
 -- AlterTable
 ALTER TABLE "CourierEnvironment" ADD COLUMN "webhookSecretPrevUntil" DATETIME;
 
--- AlterTable
-ALTER TABLE "CourierEvent" ADD COLUMN "payloadRaw" TEXT;
-
 -- CreateTable
 CREATE TABLE "KeyCanary" (
     "id" TEXT NOT NULL PRIMARY KEY,

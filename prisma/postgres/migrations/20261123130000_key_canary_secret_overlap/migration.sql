@@ -1,9 +1,6 @@
 -- AlterTable
 ALTER TABLE "CourierEnvironment" ADD COLUMN     "webhookSecretPrevUntil" TIMESTAMP(3);
 
--- AlterTable
-ALTER TABLE "CourierEvent" ADD COLUMN     "payloadRaw" TEXT;
-
 -- CreateTable
 CREATE TABLE "KeyCanary" (
     "id" TEXT NOT NULL,
