@@ -435,6 +435,21 @@ function decodeCursor(c: string): { createdAt: Date; id: string } {
   return { createdAt, id: m[2]! };
 }
 
+const SEARCH_COLUMNS = ['shopifyOrderId', 'dispatchJobId', 'courierOrderId', 'courierDeliveryId'] as const;
+const SEARCH_ID_LIMIT = 1000;
+
+async function literalSearchIds(ctx: AppContext, shopId: string, q: string, name: string): Promise<string[]> {
+  const cols = ['orderName', ...SEARCH_COLUMNS];
+  const rows = await ctx.db.$queryRawUnsafe<Array<{ id: string }>>(
+    `SELECT "id" FROM "Delivery" WHERE "shopId" = ? AND ("orderName" = ? OR ${cols.map((c) => `instr("${c}", ?) > 0`).join(' OR ')})
+     ORDER BY "createdAt" DESC LIMIT ${SEARCH_ID_LIMIT}`,
+    shopId,
+    name,
+    ...cols.map(() => q),
+  );
+  return rows.map((r) => r.id);
+}
+
 async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
   const parsed = ListQuery.safeParse(query);
   if (!parsed.success) throw new ApiError(400, 'invalid filter', fieldErrors(parsed.error));
@@ -449,16 +464,21 @@ async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
   if (f.q) {
     const q = f.q.replace(/^gid:\/\/shopify\/Order\//, '');
     const name = q.startsWith('#') ? q : `#${q}`;
-    and.push({
-      OR: [
-        { orderName: { contains: q } },
-        { orderName: name },
-        { shopifyOrderId: { contains: q } },
-        { dispatchJobId: { contains: q } },
-        { courierOrderId: { contains: q } },
-        { courierDeliveryId: { contains: q } },
-      ],
-    });
+    if (ctx.database.provider === 'sqlite' && /[%_\\]/.test(q)) {
+      // `contains` is LIKE '%…%' without an ESCAPE clause on SQLite, so % and _ would be
+      // wildcards there: match substrings with instr() instead (at most SEARCH_ID_LIMIT rows).
+      and.push({ id: { in: await literalSearchIds(ctx, shop.id, q, name) } });
+    } else {
+      // PostgreSQL: LIKE's default escape character is backslash.
+      const like = q.replace(/[\\%_]/g, '\\$&');
+      and.push({
+        OR: [
+          { orderName: { contains: like } },
+          { orderName: name },
+          ...SEARCH_COLUMNS.map((c) => ({ [c]: { contains: like } })),
+        ],
+      });
+    }
   }
   if (f.cursor) {
     const c = decodeCursor(f.cursor);
