@@ -1,9 +1,14 @@
 // Small hardening points (issue 13, item 6): /api/auth input, bad session
 // tokens, session tokens naming two shops, literal % and _ in the deliveries
 // search, and a flood of unsigned courier webhooks.
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signDeliveryWebhook } from '../../web/delivery/webhook-verify.ts';
+import { courierWebhookRoute, RejectionLog } from '../../web/fulfillment/webhook-route.ts';
 import { adminClient } from '../support/admin-client.ts';
-import { installSession, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
+import { waitFor } from '../support/process.ts';
+import { connectCourierAccount, installSession, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;
 beforeAll(async () => {
@@ -79,5 +84,55 @@ describe('deliveries search', () => {
     expect(await names('_')).toEqual(['#A_2']);
     expect(await names('AB1')).toEqual(['#AB1']);
     expect(one.orderId && two.orderId).toBeTruthy();
+  });
+});
+
+describe('a flood of unsigned courier webhooks', () => {
+  it('costs no database write per request; the last reason is written at the next flush', async () => {
+    const shop = 'flood.myshopify.com';
+    const sim = await installShop(s, shop, { settings: { autoDispatch: false } });
+    const { endpointId } = await connectCourierAccount(s, shop);
+    // The app's real route and database, with a flush interval the test controls.
+    const rejections = new RejectionLog(s.app.ctx, { flushMs: 600_000 });
+    const app = express().post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(s.app.ctx, rejections));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/delivery/${endpointId}`;
+    const row = () => s.app.db.courierEnvironment.findUniqueOrThrow({ where: { endpointId } });
+    try {
+      const before = await row();
+      const statuses: number[] = [];
+      for (let batch = 0; batch < 10; batch++) {
+        const rs = await Promise.all(Array.from({ length: 20 }, () => fetch(url, { method: 'POST', body: '{"id":"evt_x"}' })));
+        statuses.push(...rs.map((r) => r.status));
+      }
+      // A wrong signature needs the endpoint's secret, so it is read, but nothing is written either.
+      const body = '{"id":"evt_forged","type":"delivery.status.updated"}';
+      const forged = signDeliveryWebhook({ secret: 'whsec_not_the_secret_000', body, timestampSec: Math.floor(Date.now() / 1000), eventId: 'evt_forged', type: 'delivery.status.updated' });
+      statuses.push((await fetch(url, { method: 'POST', headers: forged, body })).status);
+      expect(new Set(statuses)).toEqual(new Set([401]));
+      const during = await row();
+      expect(during.lastRejectionAt).toEqual(before.lastRejectionAt);
+      expect(during.updatedAt).toEqual(before.updatedAt);
+
+      // Shopify intake is not held up meanwhile.
+      const { orderId } = await placeOrder(s, sim);
+      await waitForStatus(s.app, shop, orderId, ['PENDING', 'SKIPPED']);
+
+      await rejections.flush();
+      expect((await row()).lastRejectionReason).toMatch(/^signature_mismatch/);
+      const flushed = s.app.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'courier webhooks rejected in the last interval');
+      expect(flushed.at(-1)?.count).toBe(201);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('the app writes the last reason within the flush interval', async () => {
+    const shop = 'flood-app.myshopify.com';
+    await installShop(s, shop);
+    const { endpointUrl, endpointId } = await connectCourierAccount(s, shop);
+    expect((await fetch(endpointUrl, { method: 'POST', body: '{}' })).status).toBe(401);
+    await waitFor(async () => /missing_header/.test((await s.app.db.courierEnvironment.findUniqueOrThrow({ where: { endpointId } })).lastRejectionReason ?? ''), 'the rejection to be recorded', 5_000);
   });
 });
