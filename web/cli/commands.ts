@@ -34,6 +34,7 @@ import { readSecret } from './secrets.ts';
 
 export { CliError } from './errors.ts';
 import { CliError } from './errors.ts';
+import { checkCourierUrl, courierUrlPolicy } from '../delivery/address-policy.ts';
 
 interface Command {
   summary: string;
@@ -255,6 +256,12 @@ export const COMMANDS: Record<string, Command> = {
         set(['fulfillment', 'eventMapping', status.toLowerCase()], event.toUpperCase());
       }
 
+      const baseUrl = v['base-url'];
+      if (typeof baseUrl === 'string' && baseUrl !== 'default') {
+        // The same policy as the admin's save (checked before anything is written).
+        const problem = await checkCourierUrl(baseUrl, courierUrlPolicy(rt.config.nodeEnv));
+        if (problem) throw new CliError(`--base-url ${problem}`);
+      }
       try {
         const settings = Object.keys(patch).length ? await updateSettings(db, domain, patch) : await getSettings(db, domain);
         const env = envArg('env', v.env) ?? settings.activeEnvironment;
