@@ -4,13 +4,12 @@
 // process whose parent (`sleep`, after `exec`) never reaps it.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../web/db/client.ts';
 import { migrateDatabase } from '../../web/db/migrate.ts';
 import { createJobQueue, type JobQueue } from '../../web/jobs/index.ts';
 import { createLogger } from '../../web/ops/logger.ts';
+import { hangingWorkerScript } from '../support/job-worker.ts';
 import { ROOT } from '../support/paths.ts';
 import { scratchDatabase } from '../support/scratch-db.ts';
 import { waitFor } from '../support/process.ts';
@@ -41,24 +40,11 @@ function procState(pid: number): string | null {
 
 /** A worker process that claims `name` jobs and hangs in the handler; its parent never reaps it. */
 function zombieWorker(name: string) {
-  const mod = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, p)).href);
-  const script = `
-    const { openDatabase } = await import(${mod('web/db/client.ts')});
-    const { createJobQueue } = await import(${mod('web/jobs/index.ts')});
-    const { createLogger } = await import(${mod('web/ops/logger.ts')});
-    const database = await openDatabase(process.env.DATABASE_URL);
-    const queue = await createJobQueue(database, { log: createLogger({ level: 'silent' }), pollIntervalMs: 50, leaseMs: ${LEASE_MS} });
-    await queue.work(${JSON.stringify(name)}, async (job) => {
-      console.log('STARTED ' + job.id + ' ' + process.pid);
-      await new Promise(() => {});
-    });
-    await queue.start();
-    setInterval(() => {}, 1000);
-  `;
+  const script = hangingWorkerScript(name);
   // `exec sleep` replaces the shell; sleep never calls wait(), so the killed worker stays a zombie.
   const shell = spawn('sh', ['-c', `"$NODE" --input-type=module -e "$SCRIPT" & exec sleep 120`], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: scratch.url, NODE: process.execPath, SCRIPT: script },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: scratch.url, NODE: process.execPath, SCRIPT: script, QUEUE_OPTIONS: JSON.stringify({ pollIntervalMs: 50, leaseMs: LEASE_MS }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -69,9 +55,9 @@ function zombieWorker(name: string) {
 
 async function killZombie(name: string, id: string) {
   const w = zombieWorker(name);
-  const started = await waitFor(async () => /STARTED (\S+) (\d+)/.exec(w.output()), `the worker to claim the job (${w.output()})`, 30_000);
+  const started = await waitFor(async () => /STARTED (\S+) (\d+) (\d+)/.exec(w.output()), `the worker to claim the job (${w.output()})`, 30_000);
   expect(started[1]).toBe(id);
-  const pid = Number(started[2]);
+  const pid = Number(started[3]);
   process.kill(pid, 'SIGKILL');
   await waitFor(async () => procState(pid) === 'Z', 'the worker to become a zombie');
   expect(() => process.kill(pid, 0)).not.toThrow(); // what fooled the old liveness check
