@@ -70,11 +70,11 @@ export function requireSessionToken(shopify: Shopify): RequestHandler[] {
   ];
 }
 
-/** The shop a session token claim names (`https://x.myshopify.com/admin` → x.myshopify.com). */
+/** The shop a session token claim names (`https://x.myshopify.com/admin`, or a bare host, → x.myshopify.com). */
 function shopOfClaim(v: unknown): string | null {
   if (typeof v !== 'string') return null;
   try {
-    return new URL(v).hostname.toLowerCase() || null;
+    return new URL(/^https?:\/\//i.test(v) ? v : `https://${v}`).hostname.toLowerCase() || null;
   } catch {
     return null;
   }
