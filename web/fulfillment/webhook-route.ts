@@ -115,7 +115,7 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       const { event } = v;
       const data = event.data ?? ({} as Record<string, unknown>);
       // A verified event is never refused for its content: what a database cannot store
-      // (NUL, lone surrogates, years outside 0-9999) is replaced in the columns. `payload` keeps
+      // (NUL, lone surrogates, years outside 0001-9999) is replaced in the columns. `payload` keeps
       // the exact body: it is valid UTF-8 JSON (checked), where such characters can only be escapes.
       const payload = storableText(raw.toString('utf8'));
       const eventId = storableText(v.eventId);
