@@ -319,7 +319,7 @@ export class DeliveryClient {
       : op.name === 'quote' ? 'The courier refused the quote'
       : op.name === 'getOrder' && status === 404 ? 'The courier has no such order'
       : `${OP_LABEL[op.name]} failed`;
-    const fieldText = field && !(info.message ?? '').includes(field) ? ` (field ${field})` : '';
+    const fieldText = field && !(info.message ?? '').includes(field) ? ` (field ${foreignExcerpt(field, 64)})` : '';
     throw new RejectedError(`${what} (HTTP ${status}${codeText})${said}${fieldText}`, opts);
   }
 
