@@ -6,6 +6,7 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDeliveryWebhook } from '../../web/delivery/webhook-verify.ts';
 import { courierWebhookRoute, RejectionLog } from '../../web/fulfillment/webhook-route.ts';
+import { requestContext } from '../../web/ops/http.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { waitFor } from '../support/process.ts';
 import { connectCourierAccount, installSession, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
@@ -94,7 +95,7 @@ describe('a flood of unsigned courier webhooks', () => {
     const { endpointId } = await connectCourierAccount(s, shop);
     // The app's real route and database, with a flush interval the test controls.
     const rejections = new RejectionLog(s.app.ctx, { flushMs: 600_000 });
-    const app = express().post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(s.app.ctx, rejections));
+    const app = express().use(requestContext(s.app.ctx.log)).post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(s.app.ctx, rejections));
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/delivery/${endpointId}`;
@@ -123,6 +124,10 @@ describe('a flood of unsigned courier webhooks', () => {
       expect((await row()).lastRejectionReason).toMatch(/^signature_mismatch/);
       const flushed = s.app.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'courier webhooks rejected in the last interval');
       expect(flushed.at(-1)?.count).toBe(201);
+      // The log is not flooded either: one warning, then the summary; the access lines drop to debug.
+      const lines = s.app.logs.map((l) => JSON.parse(l));
+      expect(lines.filter((l) => l.msg === 'courier webhook rejected' && l.endpointId === endpointId.slice(0, 12)).length).toBe(1);
+      expect(lines.filter((l) => l.msg === 'request' && l.status === 401 && l.level === 'warn' && l.path?.includes(endpointId)).length).toBe(1);
     } finally {
       server.close();
     }

@@ -89,6 +89,7 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const reject = (status: number, reason: string, detail: string, elog: Logger = log.child({ endpointId: endpointId.slice(0, 12) })) => {
         if (rejections.record(endpointId, `${reason}: ${detail}`)) elog.warn({ reason, detail }, 'courier webhook rejected');
+        else res.locals.accessLogLevel = 'debug'; // counted in the next summary line instead
         res.status(status).json({ error: `webhook rejected: ${detail}`, reason });
       };
       // Everything that needs no secret (headers, their format) is checked before any

@@ -17,7 +17,8 @@ export function requestContext(log: Logger) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+      // A route may lower its own 4xx lines (e.g. a flood of refused webhooks, summarised elsewhere).
+      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? ((res.locals.accessLogLevel as 'debug' | undefined) ?? 'warn') : 'info';
       child[level]({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
