@@ -9,7 +9,7 @@
 // process lacks is caught as well. `cli rotate-key` re-encrypts the canary with
 // the secrets, so its key id stays the oldest key still needed.
 import type { Db } from '../db/client.ts';
-import { DecryptionError, keyIdOf, type SecretBox } from './crypto.ts';
+import { DecryptionError, isEncrypted, keyIdOf, type SecretBox } from './crypto.ts';
 
 const CANARY_ID = 'encryption-key';
 const CANARY_TEXT = 'same-day-dispatch key canary';
@@ -36,13 +36,15 @@ export async function checkEncryptionKeys(db: Db, box: SecretBox, opts: { checkA
   }
   const missing = new Set<string>();
   let unreadable = 0;
-  for (const v of values) {
+  // Only values in our encrypted format: anything else is not this check's business.
+  const checked = values.filter(isEncrypted);
+  for (const v of checked) {
     try {
       box.decrypt(v);
     } catch (e) {
       if (!(e instanceof DecryptionError)) throw e;
       unreadable++;
-      missing.add(keyIdOf(v) ?? 'unknown');
+      missing.add(keyIdOf(v)!);
     }
   }
   if (unreadable) {
@@ -51,16 +53,16 @@ export async function checkEncryptionKeys(db: Db, box: SecretBox, opts: { checkA
       ok: false,
       missingKeyIds: ids,
       unreadable,
-      checked: values.length,
+      checked: checked.length,
       reason:
-        `ENCRYPTION_KEY cannot read stored secrets (${unreadable} of ${values.length} checked): they are encrypted under key id ${ids.join(', ')}, ` +
+        `ENCRYPTION_KEY cannot read stored secrets (${unreadable} of ${checked.length} checked): they are encrypted under key id ${ids.join(', ')}, ` +
         `but ENCRYPTION_KEY has key id ${box.currentKeyId}${box.keyIds.length > 1 ? ` and ENCRYPTION_KEY_PREVIOUS ${box.keyIds.slice(1).join(', ')}` : ' and ENCRYPTION_KEY_PREVIOUS is not set'}. ` +
         'Start with the key that encrypted them (or add it to ENCRYPTION_KEY_PREVIOUS).',
     };
   }
   // First start with this database (or with secrets only): remember the key in use.
   if (!canary) await db.keyCanary.upsert({ where: { id: CANARY_ID }, create: { id: CANARY_ID, value: box.encrypt(CANARY_TEXT) }, update: {} });
-  return { ok: true, checked: values.length };
+  return { ok: true, checked: checked.length };
 }
 
 /** After `cli rotate-key`: the canary follows the secrets to the current key. */
