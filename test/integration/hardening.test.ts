@@ -47,6 +47,7 @@ describe('bad session tokens', () => {
     const r = await fetch(`${s.app.url}/api/settings`, { headers: { authorization: `Bearer ${BAD}` } });
     expect(r.status).toBe(401);
     expect(r.headers.get('content-type')).toMatch(/application\/json/);
+    expect(r.headers.get('x-shopify-retry-invalid-session-request')).toBe('1');
     const text = await r.text();
     expect(text).not.toContain('<script>');
     expect(text).not.toContain('not-a-signature');

@@ -19,7 +19,7 @@ export function cors(allowed: readonly string[] = EXTENSION_ORIGINS): RequestHan
     res.vary('Origin');
     if (origin && allowed.includes(origin)) {
       res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, X-Shopify-API-Request-Failure-Reauthorize, X-Shopify-API-Request-Failure-Reauthorize-Url');
+      res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, X-Shopify-API-Request-Failure-Reauthorize, X-Shopify-API-Request-Failure-Reauthorize-Url, X-Shopify-Retry-Invalid-Session-Request');
     }
     if (req.method === 'OPTIONS') {
       if (origin && allowed.includes(origin)) {
@@ -101,7 +101,10 @@ function checkSessionToken(shopify: Shopify): RequestHandler {
       problem = `invalid session token (${String((e as Error)?.message ?? e).split(token).join('[token]').slice(0, 120)})`;
     }
     res.locals.log?.warn({ tokenFingerprint: fingerprint, problem }, 'session token refused');
-    res.status(401).json({ error: problem.startsWith('invalid') ? 'invalid session token' : problem });
+    const invalid = problem.startsWith('invalid');
+    // As the library does: App Bridge fetches a fresh token and repeats the request (an expired token, say).
+    if (invalid) res.setHeader('X-Shopify-Retry-Invalid-Session-Request', '1');
+    res.status(401).json({ error: invalid ? 'invalid session token' : problem });
   };
 }
 
