@@ -6,6 +6,7 @@ import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import { ordersCancelledHandler, ordersPaidHandler } from './dispatch/service.ts';
 import { mountAdmin } from './admin/index.ts';
+import { requireShopParam } from './admin/auth.ts';
 import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
 import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
@@ -42,7 +43,7 @@ export function buildApp(s: AppServices): Express {
   app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers: shopifyTopicHandlers(ctx.queue), log: ctx.log }));
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
 
-  app.get('/api/auth', s.shopify.auth.begin());
+  app.get('/api/auth', requireShopParam(s.shopify), s.shopify.auth.begin());
   app.get('/api/auth/callback', s.shopify.auth.callback(), s.shopify.redirectToShopifyOrAppRoot());
 
   app.use(s.shopify.cspHeaders());

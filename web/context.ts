@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import type { AppConfig } from './config/env.ts';
 import type { Database, Db } from './db/client.ts';
 import { DeliveryClient } from './delivery/index.ts';
+import { guardedAgent, type CourierUrlPolicy, type LookupAll } from './delivery/address-policy.ts';
+import type { Dispatcher } from 'undici';
 import type { JobQueue } from './jobs/queue.ts';
 import type { Logger } from './ops/logger.ts';
 import type { SecretBox } from './security/crypto.ts';
@@ -29,6 +31,14 @@ export interface CourierClientTuning {
 
 export class MissingCredentialsError extends Error {}
 
+/** Merchant-supplied base URLs go through an agent that refuses private addresses at connect time (production). */
+export interface CourierAddressGuard {
+  policy: CourierUrlPolicy;
+  /** The operator's configured default URLs (COURIER_*_BASE_URL): trusted as they are. */
+  trustedBaseUrls: string[];
+  lookupAll?: LookupAll;
+}
+
 /**
  * One DeliveryClient per (shop, environment, credentials): the token cache is
  * keyed the same way, so new credentials never reuse an old token.
@@ -37,10 +47,19 @@ export class CourierClients {
   readonly #clients = new Map<string, DeliveryClient>();
   readonly #log: Logger;
   readonly #tuning: CourierClientTuning;
+  readonly #guard: CourierAddressGuard | undefined;
+  #guarded: Dispatcher | undefined;
 
-  constructor(log: Logger, tuning: CourierClientTuning = {}) {
+  constructor(log: Logger, tuning: CourierClientTuning = {}, guard?: CourierAddressGuard) {
     this.#log = log;
     this.#tuning = tuning;
+    this.#guard = guard;
+  }
+
+  #dispatcherFor(baseUrl: string): Dispatcher | undefined {
+    const g = this.#guard;
+    if (!g || g.policy.allowPrivate || g.trustedBaseUrls.includes(baseUrl.replace(/\/+$/, ''))) return undefined;
+    return (this.#guarded ??= guardedAgent({ connectTimeoutMs: 5_000, ...(g.lookupAll ? { lookupAll: g.lookupAll } : {}) }));
   }
 
   for(shopDomain: string, access: CourierAccess): DeliveryClient {
@@ -52,7 +71,9 @@ export class CourierClients {
     const key = `${shopDomain}:${access.environment}:${fingerprint}`;
     let client = this.#clients.get(key);
     if (!client) {
+      const dispatcher = this.#dispatcherFor(access.baseUrl);
       client = new DeliveryClient({
+        ...(dispatcher ? { dispatcher } : {}),
         baseUrl: access.baseUrl,
         clientId: access.clientId,
         clientSecret: access.clientSecret,

@@ -4,6 +4,7 @@
 import type { AppConfig } from './config/env.ts';
 import { CourierClients, type AppContext, type CourierClientTuning } from './context.ts';
 import type { Database } from './db/client.ts';
+import { courierUrlPolicy } from './delivery/address-policy.ts';
 import { createSessionStorage } from './db/session-storage.ts';
 import { registerDispatchJobs, DISPATCH_RETRY } from './dispatch/dispatcher.ts';
 import { registerFulfillmentJobs, type FulfillmentJobOptions } from './fulfillment/jobs.ts';
@@ -63,7 +64,10 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     box,
     queue,
     admin,
-    courier: new CourierClients(log.child({ component: 'courier' }), opts.courier),
+    courier: new CourierClients(log.child({ component: 'courier' }), opts.courier, {
+      policy: courierUrlPolicy(config.nodeEnv),
+      trustedBaseUrls: [config.courierBaseUrls.test, config.courierBaseUrls.live].filter((u): u is string => !!u),
+    }),
     now: Date.now,
   };
   if (opts.workers) {

@@ -13,6 +13,7 @@ import type { Readiness } from './ops/health.ts';
 import type { SecretBox } from './security/crypto.ts';
 import type { Shopify } from './shopify/app.ts';
 import type { AppContext } from './context.ts';
+import { checkEncryptionKeys } from './security/key-check.ts';
 import { createRuntime, encryptionBox, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { buildApp, buildStartupApp } from './app.ts';
 import { installShopifyRouting } from './shop-sim/route.ts';
@@ -75,11 +76,14 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
       }
     }
     if (closing || !database) return;
-    runtime = await createRuntime(config, log, database, box, { workers: true, ...opts.runtime });
+    const keys = await checkEncryptionKeys(database.db, box);
+    // With the wrong key, jobs would only turn orders into NEEDS_ATTENTION: they wait for a restart with the right one.
+    runtime = await createRuntime(config, log, database, box, { workers: true, ...opts.runtime, ...(keys.ok ? {} : { workers: false }) });
     handler = buildApp({ ctx: runtime.ctx, shopify: runtime.shopify, readiness });
     readiness.migrated = true;
-    readiness.problem = null;
-    log.info('ready');
+    readiness.problem = keys.ok ? null : keys.reason;
+    if (keys.ok) log.info({ keyId: box.currentKeyId }, 'ready');
+    else log.error({ missingKeyIds: keys.missingKeyIds, keyIds: box.keyIds, unreadable: keys.unreadable }, `not ready: ${keys.reason}`);
   })();
   ready.catch((e) => log.error({ err: e }, 'start-up failed'));
 

@@ -308,4 +308,15 @@ describe('settings', () => {
     await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
     await screenshot(page, 'settings');
   }, 60_000);
+
+  it('after a webhook secret change, shows how long the previous secret is still accepted', async () => {
+    const shop = 'settings-rotate.myshopify.com';
+    await installShop(s, shop);
+    const { page, open } = await admin(shop);
+    await open('/settings');
+    await page.getByLabel('Test webhook signing secret', { exact: true }).fill('whsec_rotated_in_the_browser_0001');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Settings saved').waitFor();
+    await page.getByText(/The previous webhook secret \(ends in cdef\) is still accepted for 2[34] h \d+ min\./).waitFor();
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   accountFor, collectOrders, FIXTURE_EXPECTATIONS, FIXTURE_ORDER, onboardShop, SANDBOX_ACCOUNT, shopDomain, waitUntil,
 } from '../../web/demo/merchant.ts';
+import { signDeliveryWebhook } from '../../web/delivery/webhook-verify.ts';
 import { appDelivery, expectOrder, placeFresh, useStack, waitAppStatus, waitDeliveredInShopify } from './support.ts';
 
 // Every booked delivery moves one courier status per step, as in the demo.
@@ -101,7 +102,14 @@ describe('a merchant on Same-Day Dispatch', () => {
   it('uninstall, then shop/redact: the courier endpoint closes, then everything of the shop is gone', async () => {
     const s = stack();
     const shop = shopDomain('e2e-bye');
-    const { webhookUrl } = await onboardShop(s, shop, accountFor(shop));
+    const account = accountFor(shop);
+    const { webhookUrl } = await onboardShop(s, shop, account);
+    // Signed with the shop's secret, so only the endpoint decides (unsigned requests get 401 before any lookup).
+    const signedPost = () => {
+      const body = JSON.stringify({ id: 'evt_bye', type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: 'dlv_bye', status: 'accepted' } });
+      const headers = signDeliveryWebhook({ secret: account.webhookSecret, body, timestampSec: Math.floor(Date.now() / 1000), eventId: 'evt_bye', type: 'delivery.status.updated' });
+      return fetch(webhookUrl, { method: 'POST', headers, body });
+    };
     const { order } = await placeFresh(s, shop, 'cape-town-same-day');
     await waitDeliveredInShopify(s, shop, order.id);
     await expectOrder(s, shop, order.id, { outcome: 'DELIVERED' });
@@ -111,7 +119,7 @@ describe('a merchant on Same-Day Dispatch', () => {
     const shops = await s.cliJson<Array<{ domain: string; uninstalledAt: string | null; deliveries: number }>>(['shops']);
     expect(shops.find((x) => x.domain === shop)).toMatchObject({ uninstalledAt: expect.any(String), deliveries: 1 });
     // The courier's webhooks for an uninstalled shop are refused (the endpoint id is unknown now).
-    expect((await fetch(webhookUrl, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await signedPost()).status).toBe(404);
 
     const redact = await s.sim.sendWebhook(shop, { topic: 'shop/redact', wait: true });
     expect(redact.attempts.at(-1)!.status).toBe(200);
@@ -124,7 +132,7 @@ describe('a merchant on Same-Day Dispatch', () => {
     expect(await s.cliJson<unknown[]>(['deliveries', shop])).toEqual([]);
     // Shopify may send shop/redact again: still 200, nothing else happens.
     expect((await s.sim.redeliver(redact.seq, { wait: true })).attempts.at(-1)!.status).toBe(200);
-    expect((await fetch(webhookUrl, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await signedPost()).status).toBe(404);
   });
 });
 

@@ -1,13 +1,12 @@
 // The durable job queue (web/jobs) on a real database: SQLite (in-process
 // worker over the Job table) or PostgreSQL (pg-boss), per the test project.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
 import { createJobQueue, type Job, type JobQueue, type JobQueueOptions } from '../../web/jobs/index.ts';
 import { createLogger } from '../../web/ops/logger.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase, testProvider } from '../support/db.ts';
+import { hangingWorkerScript } from '../support/job-worker.ts';
 import { ROOT } from '../support/paths.ts';
 import { waitFor } from '../support/process.ts';
 
@@ -299,23 +298,10 @@ describe(`job queue on ${provider}`, () => {
     await producer.stop();
 
     // A real process, killed while its handler runs.
-    const mod = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, p)).href);
-    const script = `
-      const { openDatabase } = await import(${mod('web/db/client.ts')});
-      const { createJobQueue } = await import(${mod('web/jobs/index.ts')});
-      const { createLogger } = await import(${mod('web/ops/logger.ts')});
-      const database = await openDatabase(process.env.DATABASE_URL);
-      const queue = await createJobQueue(database, { log: createLogger({ level: 'silent' }), ...JSON.parse(process.env.FAST) });
-      await queue.work('crash', async (job) => {
-        console.log('STARTED ' + job.id + ' ' + job.attempt);
-        await new Promise(() => {});
-      });
-      await queue.start();
-      setInterval(() => {}, 1000);
-    `;
+    const script = hangingWorkerScript('crash');
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: url, FAST: JSON.stringify(FAST) },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: url, QUEUE_OPTIONS: JSON.stringify(FAST) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -13,6 +13,7 @@ import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, serializeCreateOrder } from '../delivery/index.ts';
+import { checkCourierUrl, courierUrlPolicy } from '../delivery/address-policy.ts';
 import { normalisePhone } from '../dispatch/mapping.ts';
 import { toCents } from '../dispatch/money.ts';
 import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
@@ -20,6 +21,7 @@ import { ActionError, dispatchNow, fixAndRetry, problemsMessage, recordAndDispat
 import { DELIVERY_STATUSES } from '../dispatch/status.ts';
 import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
 import { DecryptionError } from '../security/crypto.ts';
+import { isStorable, storableDate } from '../security/text.ts';
 import {
   applySettingsPatch,
   ENVIRONMENTS,
@@ -268,9 +270,10 @@ function envParam(req: Request): EnvironmentName {
 
 /** A numeric Shopify order id, from the id or its GID. */
 function orderIdParam(req: Request): string {
-  const raw = decodeURIComponent(String(req.params.orderId));
+  // Express has decoded the path segment once already; a second decode would misread '%25'.
+  const raw = String(req.params.orderId);
   const id = raw.replace(/^gid:\/\/shopify\/Order\//, '');
-  if (!/^\d{1,20}$/.test(id)) throw new ApiError(400, `'${raw}' is not a Shopify order id`);
+  if (!/^\d{1,20}$/.test(id)) throw new ApiError(400, `'${raw.slice(0, 64)}' is not a Shopify order id`, { orderId: 'expected a numeric Shopify order id or its GID' });
   return id;
 }
 
@@ -302,7 +305,7 @@ async function settingsPayload(ctx: AppContext, domain: string) {
   for (const row of rows) {
     const env = row.environment as EnvironmentName;
     if (!(ENVIRONMENTS as readonly string[]).includes(env)) continue;
-    const view = environmentView(row, ctx.box);
+    const view = environmentView(row, ctx.box, ctx.now());
     let access: CourierAccess;
     try {
       access = courierAccessFromRow(row, ctx.box, ctx.config.courierBaseUrls);
@@ -363,6 +366,10 @@ async function saveAll(ctx: AppContext, domain: string, body: unknown): Promise<
     if (!p) continue;
     const r = EnvironmentPatchSchema.safeParse(p);
     if (!r.success) for (const [k, v] of Object.entries(fieldErrors(r.error))) errors[`${env}.${k}`] = v;
+    else if (r.data.baseUrl) {
+      const problem = await checkCourierUrl(r.data.baseUrl, courierUrlPolicy(ctx.config.nodeEnv));
+      if (problem) errors[`${env}.baseUrl`] = problem;
+    }
   }
   if (next.activeEnvironment === 'live' && current.activeEnvironment !== 'live' && !errors.activeEnvironment) {
     const blocker = liveReadiness((await settingsPayload(ctx, domain)).environments.live.checks);
@@ -372,18 +379,36 @@ async function saveAll(ctx: AppContext, domain: string, body: unknown): Promise<
 
   for (const env of ENVIRONMENTS) {
     const p = environments[env];
-    if (p && Object.keys(p).length) await updateEnvironment(ctx.db, ctx.box, domain, env, p);
+    if (p && Object.keys(p).length) await updateEnvironment(ctx.db, ctx.box, domain, env, p, { webhookSecretOverlapMs: ctx.config.webhookSecretOverlapMs, now: ctx.now() });
   }
   if (patch) await updateSettings(ctx.db, domain, patch);
 }
 
 // --- deliveries ---------------------------------------------------------------------------------------
 
-const isoOrDate = z
-  .string()
-  .trim()
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'expected a date like 2026-11-22 or an ISO 8601 time')
-  .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v));
+/** A filter date, as stored timestamps can hold it (years 0001-9999); `endOfDay` makes a bare date exclusive at the end of that day. */
+function filterDate(endOfDay: boolean) {
+  return z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, c) => {
+      if (!v) return undefined;
+      const bare = /^\d{4}-\d{2}-\d{2}$/.test(v);
+      const ms = bare ? Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 : 0) : Date.parse(v);
+      if (Number.isNaN(ms)) {
+        c.addIssue({ code: 'custom', message: 'expected a date like 2026-11-22 or an ISO 8601 time' });
+        return z.NEVER;
+      }
+      const d = storableDate(ms);
+      // The day after 9999-12-31 is no bound at all.
+      if (!d && !(endOfDay && bare && v.startsWith('9999-'))) {
+        c.addIssue({ code: 'custom', message: 'expected a date between the years 0001 and 9999' });
+        return z.NEVER;
+      }
+      return d ?? undefined;
+    });
+}
 
 const ListQuery = z.object({
   status: z
@@ -391,21 +416,10 @@ const ListQuery = z.object({
     .optional()
     .transform((v) => (v ? v.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean) : []))
     .refine((list) => list.every((s) => (DELIVERY_STATUSES as readonly string[]).includes(s)), `expected one or more of ${DELIVERY_STATUSES.join(', ')}`),
-  from: isoOrDate.optional(),
+  from: filterDate(false),
   /** Exclusive; a bare date means the end of that day (UTC). */
-  to: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v, c) => {
-      if (!v) return undefined;
-      if (Number.isNaN(Date.parse(v))) {
-        c.addIssue({ code: 'custom', message: 'expected a date like 2026-11-22 or an ISO 8601 time' });
-        return z.NEVER;
-      }
-      return /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(Date.parse(`${v}T00:00:00.000Z`) + 86_400_000) : new Date(v);
-    }),
-  q: z.string().trim().max(100).optional(),
+  to: filterDate(true),
+  q: z.string().trim().max(100).refine(isStorable, 'must not contain NUL characters or lone UTF-16 surrogates').optional(),
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
@@ -416,8 +430,24 @@ function encodeCursor(d: { createdAt: Date; id: string }): string {
 
 function decodeCursor(c: string): { createdAt: Date; id: string } {
   const m = /^(\d{1,15}):([\w-]{1,64})$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
-  if (!m) throw new ApiError(400, 'invalid cursor', { cursor: 'is not a cursor this API returned' });
-  return { createdAt: new Date(Number(m[1])), id: m[2]! };
+  const createdAt = m ? storableDate(Number(m[1])) : null;
+  if (!m || !createdAt) throw new ApiError(400, 'invalid cursor', { cursor: 'is not a cursor this API returned' });
+  return { createdAt, id: m[2]! };
+}
+
+const SEARCH_COLUMNS = ['shopifyOrderId', 'dispatchJobId', 'courierOrderId', 'courierDeliveryId'] as const;
+const SEARCH_ID_LIMIT = 1000;
+
+async function literalSearchIds(ctx: AppContext, shopId: string, q: string, name: string): Promise<string[]> {
+  const cols = ['orderName', ...SEARCH_COLUMNS];
+  const rows = await ctx.db.$queryRawUnsafe<Array<{ id: string }>>(
+    `SELECT "id" FROM "Delivery" WHERE "shopId" = ? AND ("orderName" = ? OR ${cols.map((c) => `instr("${c}", ?) > 0`).join(' OR ')})
+     ORDER BY "createdAt" DESC LIMIT ${SEARCH_ID_LIMIT}`,
+    shopId,
+    name,
+    ...cols.map(() => q),
+  );
+  return rows.map((r) => r.id);
 }
 
 async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
@@ -434,16 +464,21 @@ async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
   if (f.q) {
     const q = f.q.replace(/^gid:\/\/shopify\/Order\//, '');
     const name = q.startsWith('#') ? q : `#${q}`;
-    and.push({
-      OR: [
-        { orderName: { contains: q } },
-        { orderName: name },
-        { shopifyOrderId: { contains: q } },
-        { dispatchJobId: { contains: q } },
-        { courierOrderId: { contains: q } },
-        { courierDeliveryId: { contains: q } },
-      ],
-    });
+    if (ctx.database.provider === 'sqlite' && /[%_\\]/.test(q)) {
+      // `contains` is LIKE '%…%' without an ESCAPE clause on SQLite, so % and _ would be
+      // wildcards there: match substrings with instr() instead (at most SEARCH_ID_LIMIT rows).
+      and.push({ id: { in: await literalSearchIds(ctx, shop.id, q, name) } });
+    } else {
+      // PostgreSQL: LIKE's default escape character is backslash.
+      const like = q.replace(/[\\%_]/g, '\\$&');
+      and.push({
+        OR: [
+          { orderName: { contains: like } },
+          { orderName: name },
+          ...SEARCH_COLUMNS.map((c) => ({ [c]: { contains: like } })),
+        ],
+      });
+    }
   }
   if (f.cursor) {
     const c = decodeCursor(f.cursor);

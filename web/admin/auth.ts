@@ -5,6 +5,7 @@
 // (signature with the API secret, audience, expiry), loads the shop's offline
 // session and checks it still works; the shop it names is the only shop a
 // request can read or change (res.locals.shop).
+import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Shopify } from '../shopify/app.ts';
 
@@ -18,7 +19,7 @@ export function cors(allowed: readonly string[] = EXTENSION_ORIGINS): RequestHan
     res.vary('Origin');
     if (origin && allowed.includes(origin)) {
       res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, X-Shopify-API-Request-Failure-Reauthorize, X-Shopify-API-Request-Failure-Reauthorize-Url');
+      res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, X-Shopify-API-Request-Failure-Reauthorize, X-Shopify-API-Request-Failure-Reauthorize-Url, X-Shopify-Retry-Invalid-Session-Request');
     }
     if (req.method === 'OPTIONS') {
       if (origin && allowed.includes(origin)) {
@@ -54,6 +55,7 @@ export function requireSessionToken(shopify: Shopify): RequestHandler[] {
       }
       next();
     },
+    checkSessionToken(shopify),
     shopify.validateAuthenticatedSession(),
     (_req: Request, res: Response, next: NextFunction) => {
       const shop: string | undefined = res.locals.shopify?.session?.shop;
@@ -66,4 +68,51 @@ export function requireSessionToken(shopify: Shopify): RequestHandler[] {
       next();
     },
   ];
+}
+
+/** The shop a session token claim names (`https://x.myshopify.com/admin`, or a bare host, → x.myshopify.com). */
+function shopOfClaim(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  try {
+    return new URL(/^https?:\/\//i.test(v) ? v : `https://${v}`).hostname.toLowerCase() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Our own check of the session token before the library's: a bad token gets a
+ * JSON 401 (the library answers with its error text as text/html), is logged
+ * only by fingerprint, and a token whose `iss` and `dest` name different shops
+ * is refused (the library takes the shop from `dest` alone).
+ */
+function checkSessionToken(shopify: Shopify): RequestHandler {
+  return async (req, res, next) => {
+    const token = (req.get('authorization') ?? '').replace(/^Bearer /, '');
+    const fingerprint = createHash('sha256').update(token).digest('hex').slice(0, 12);
+    let problem: string;
+    try {
+      const payload = await shopify.api.session.decodeSessionToken(token);
+      const iss = shopOfClaim(payload.iss);
+      if (iss && iss === shopOfClaim(payload.dest)) return next();
+      problem = 'the session token iss and dest name different shops';
+    } catch (e) {
+      // The library's message may quote the token: keep only its class and a short, token-free text.
+      problem = `invalid session token (${String((e as Error)?.message ?? e).split(token).join('[token]').slice(0, 120)})`;
+    }
+    res.locals.log?.warn({ tokenFingerprint: fingerprint, problem }, 'session token refused');
+    const invalid = problem.startsWith('invalid');
+    // As the library does: App Bridge fetches a fresh token and repeats the request (an expired token, say).
+    if (invalid) res.setHeader('X-Shopify-Retry-Invalid-Session-Request', '1');
+    res.status(401).json({ error: invalid ? 'invalid session token' : problem });
+  };
+}
+
+/** GET /api/auth: a missing or invalid `shop` is the caller's mistake (400), not a crash. */
+export function requireShopParam(shopify: Shopify): RequestHandler {
+  return (req, res, next) => {
+    const shop = req.query.shop;
+    if (typeof shop === 'string' && shopify.api.utils.sanitizeShop(shop)) return next();
+    res.status(400).json({ error: 'invalid shop', errors: { shop: 'expected a shop domain like my-store.myshopify.com' } });
+  };
 }

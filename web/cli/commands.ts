@@ -34,6 +34,7 @@ import { readSecret } from './secrets.ts';
 
 export { CliError } from './errors.ts';
 import { CliError } from './errors.ts';
+import { checkCourierUrl, courierUrlPolicy } from '../delivery/address-policy.ts';
 
 interface Command {
   summary: string;
@@ -160,7 +161,7 @@ export const COMMANDS: Record<string, Command> = {
         rt.out(`  base URL        ${e.baseUrl ?? `${rt.config.courierBaseUrls[env] ?? 'not set'} (default)`}`);
         rt.out(`  client id       ${e.clientId ?? 'not set'}`);
         rt.out(`  client secret   ${secret(e.clientSecret)}`);
-        rt.out(`  webhook secret  ${secret(e.webhookSecret)}`);
+        rt.out(`  webhook secret  ${secret(e.webhookSecret)}${e.previousWebhookSecret ? `   previous one accepted for ${e.previousWebhookSecret.remainingMinutes} more min` : ''}`);
         rt.out(`  pickup store    ${e.pickupStoreId ?? 'not set'}`);
         for (const [loc, store] of Object.entries(e.locationStores)) rt.out(`  location ${loc} → store ${store}`);
         rt.out(`  webhook URL     ${webhookUrl(base, e.endpointId)}`);
@@ -255,6 +256,12 @@ export const COMMANDS: Record<string, Command> = {
         set(['fulfillment', 'eventMapping', status.toLowerCase()], event.toUpperCase());
       }
 
+      const baseUrl = v['base-url'];
+      if (typeof baseUrl === 'string' && baseUrl !== 'default') {
+        // The same policy as the admin's save (checked before anything is written).
+        const problem = await checkCourierUrl(baseUrl, courierUrlPolicy(rt.config.nodeEnv));
+        if (problem) throw new CliError(`--base-url ${problem}`);
+      }
       try {
         const settings = Object.keys(patch).length ? await updateSettings(db, domain, patch) : await getSettings(db, domain);
         const env = envArg('env', v.env) ?? settings.activeEnvironment;
@@ -271,7 +278,7 @@ export const COMMANDS: Record<string, Command> = {
             return [loc.replace(/^gid:\/\/shopify\/Location\//, ''), store ? store : null];
           }));
         }
-        if (Object.keys(envPatch).length) await updateEnvironment(db, box, domain, env, envPatch);
+        if (Object.keys(envPatch).length) await updateEnvironment(db, box, domain, env, envPatch, { webhookSecretOverlapMs: rt.config.webhookSecretOverlapMs });
       } catch (e) {
         if (e instanceof SettingsValidationError) throw new CliError(`invalid setting ${e.message}`);
         throw e;

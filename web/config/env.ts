@@ -55,6 +55,8 @@ const schema = z
     // Keep it well above the courier client's 30 s deadline.
     JOB_TIMEOUT_SECONDS: z.coerce.number({ error: 'expected seconds' }).int().min(2).max(3_600).default(300),
     RECONCILE_INTERVAL_SECONDS: z.coerce.number({ error: 'expected seconds' }).int().min(0, 'expected 0 (off) or more seconds').max(86_400).default(60),
+    // How long a replaced courier webhook secret is still accepted (hours; 0 = not at all).
+    WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number({ error: 'expected hours' }).min(0).max(24 * 30).default(24),
     COURIER_LIVE_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the https base URL of the courier live API' }).optional(),
   });
 
@@ -97,6 +99,8 @@ export interface AppConfig {
   jobTimeoutSeconds: number;
   /** How often reconciliation looks for quiet deliveries; 0 = off. */
   reconcileIntervalMs: number;
+  /** How long a replaced courier webhook secret is still accepted. */
+  webhookSecretOverlapMs: number;
 }
 
 /** Its message has one line per problem. */
@@ -130,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
     jobTimeoutSeconds: e.JOB_TIMEOUT_SECONDS,
+    webhookSecretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
     shopSimulatorUrl: e.SHOP_SIMULATOR_URL?.replace(/\/+$/, '') ?? null,
     courierBaseUrls: {
       test: e.COURIER_TEST_BASE_URL.replace(/\/+$/, ''),

@@ -13,7 +13,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../ops/logger.ts';
 import {
   BadResponseError, ConfigError, CredentialsError, IdempotencyConflictError, RejectedError, ScopeError,
-  TransientError, describeErrorBody, fieldFromError, isIdempotencyConflict, isIdempotencyInProgress, oneLine, scrubSecrets,
+  TransientError, describeErrorBody, fieldFromError, foreignExcerpt, isIdempotencyConflict, isIdempotencyInProgress, oneLine, scrubSecrets,
 } from './errors.ts';
 import { isRetryableStatus, nextRetry, parseRetryAfter, resolveRetryPolicy, type RetryPolicy } from './retry.ts';
 import { credentialFingerprint, defaultTokenCache, tokenExpiresAt, type CachedToken, type TokenCache } from './token.ts';
@@ -21,6 +21,7 @@ import { parseCreateOrderBody } from './serialize.ts';
 import { mapCreateOrderResponse, mapQuoteResponse, parseBoth, toOrderList, toOrderView } from './extract.ts';
 import { TokenResponseSchema, type CourierOrderView, type CreateOrderResult, type QuoteResult } from './types.ts';
 import { validateBaseUrl } from './url.ts';
+import { ForbiddenAddressError } from './address-policy.ts';
 
 export interface DeliveryClientOptions {
   baseUrl: string;
@@ -294,8 +295,8 @@ export class DeliveryClient {
     if (status >= 200 && status < 300) return res;
     const info = describeErrorBody(res.text);
     const body = this.#errorBody(res.text);
-    const said = info.message ? `: ${this.#scrub(info.message)}` : '';
-    const codeText = info.code ? ` ${info.code}` : '';
+    const said = this.#said(info);
+    const codeText = safeCode(info.code) ? ` ${info.code}` : '';
     if (status === 403) {
       const scope = info.scope && /^[\w.-]+:[\w.-]+$/.test(info.scope) ? info.scope : OPERATION_SCOPES[op.name];
       throw new ScopeError(scope, `The courier refused this (HTTP 403); the app probably lacks the ${scope} scope, add it in the courier portal${said}`, { status, body, code: info.code, attempts });
@@ -318,7 +319,7 @@ export class DeliveryClient {
       : op.name === 'quote' ? 'The courier refused the quote'
       : op.name === 'getOrder' && status === 404 ? 'The courier has no such order'
       : `${OP_LABEL[op.name]} failed`;
-    const fieldText = field && !(info.message ?? '').includes(field) ? ` (field ${field})` : '';
+    const fieldText = field && !(info.message ?? '').includes(field) ? ` (field ${foreignExcerpt(field, 64)})` : '';
     throw new RejectedError(`${what} (HTTP ${status}${codeText})${said}${fieldText}`, opts);
   }
 
@@ -352,16 +353,17 @@ export class DeliveryClient {
       const expiresIn = t.expires_in === undefined || t.expires_in === null ? undefined : Number(t.expires_in);
       const token: CachedToken = { accessToken: t.access_token, expiresAt: tokenExpiresAt(this.#now(), expiresIn) };
       if (t.token_type) token.tokenType = t.token_type;
-      if (t.scope) token.scope = Array.isArray(t.scope) ? t.scope.join(' ') : t.scope;
+      const scope = t.scope ? safeScope(Array.isArray(t.scope) ? t.scope.join(' ') : t.scope) : undefined;
+      if (scope) token.scope = scope;
       this.#rememberToken(t.access_token);
       this.#log?.info({ op: 'token', expiresInSec: expiresIn ?? null, scope: token.scope ?? null }, 'courier access token issued');
       return token;
     }
     const info = describeErrorBody(res.text);
-    const said = info.message ? `: ${this.#scrub(info.message)}` : '';
+    const said = this.#said(info);
     const body = this.#errorBody(res.text);
     if (status === 400 || status === 401 || status === 403) {
-      throw new CredentialsError(`The courier did not accept the client id and secret (HTTP ${status}${info.code ? ` ${info.code}` : ''})${said}`, { status, body, code: info.code });
+      throw new CredentialsError(`The courier did not accept the client id and secret (HTTP ${status}${safeCode(info.code) ? ` ${info.code}` : ''})${said}`, { status, body, code: info.code });
     }
     if (status === 404 || status === 405) {
       throw new ConfigError(`No courier token endpoint at ${this.#base}/oauth/token (HTTP ${status}); check the base URL`, { status, body });
@@ -386,6 +388,8 @@ export class DeliveryClient {
       resHeaders = res.headers as IncomingHttpHeaders;
       text = await readCapped(res.body, MAX_RESPONSE_BYTES);
     } catch (e) {
+      const forbidden = [e, (e as { cause?: unknown })?.cause].find((x) => x instanceof ForbiddenAddressError);
+      if (forbidden) throw new ConfigError(`Refused to connect to the courier base URL: ${(forbidden as Error).message}`);
       throw new RetrySignal(describeNetworkError(e), { cause: e });
     }
     if (text === null) throw new BadResponseError(`The courier response to ${method} ${path.split('?')[0]} is larger than ${MAX_RESPONSE_BYTES} bytes`, { status });
@@ -395,6 +399,12 @@ export class DeliveryClient {
   #rememberToken(t: string): void {
     this.#tokensSeen.add(t);
     if (this.#tokensSeen.size > 4) this.#tokensSeen.delete(this.#tokensSeen.values().next().value!);
+  }
+
+  /** What the courier said, as merchants may see it: a short, sanitised excerpt. */
+  #said(info: { message?: string }): string {
+    const t = info.message ? foreignExcerpt(this.#scrub(info.message)) : '';
+    return t ? `: ${t}` : '';
   }
 
   #scrub(s: string): string {
@@ -419,6 +429,17 @@ async function readCapped(body: Dispatcher.ResponseData['body'], max: number): P
     chunks.push(b);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Error codes are shown as they are only when they look like codes. */
+function safeCode(code: string | undefined): boolean {
+  return !!code && /^[\w.:-]{1,64}$/.test(code);
+}
+
+/** Scope names as shown to merchants: scope-like words only, at most 20. */
+function safeScope(scope: string): string | undefined {
+  const words = scope.split(/[\s,]+/).filter((w) => /^[\w.:/-]{1,64}$/.test(w)).slice(0, 20);
+  return words.length ? words.join(' ') : undefined;
 }
 
 function headerValue(h: IncomingHttpHeaders, name: string): string | undefined {

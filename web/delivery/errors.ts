@@ -1,6 +1,7 @@
 // Typed courier errors. One base class with a `kind` discriminator; `message` is one line a
 // merchant can read. The error body shape is "not shown" in the spec, so describeErrorBody
 // reads the common shapes (ours from the sandbox, OAuth, RFC 7807, {errors:[...]}, ...).
+import { wellFormed } from '../security/text.ts';
 
 export type DeliveryErrorKind = 'credentials' | 'scope' | 'rejected' | 'conflict' | 'transient' | 'bad_response' | 'config';
 
@@ -104,6 +105,17 @@ export function isDeliveryApiError(e: unknown): e is DeliveryApiError {
 export function oneLine(s: string, max = 300): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/**
+ * A short excerpt of text from another system, safe to show a merchant: no
+ * markup, no control, zero-width or bidi characters, lone surrogates replaced, one line.
+ */
+export function foreignExcerpt(s: string, max = 160): string {
+  const clean = wellFormed(s)
+    .replace(/<[^>]*>?/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, ' ');
+  return oneLine(clean, max);
 }
 
 /** Replaces every occurrence of each secret (4+ chars) with [redacted]. */

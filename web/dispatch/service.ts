@@ -20,6 +20,7 @@ import { isSuccess } from '../fulfillment/progress.ts';
 import { ACTIONABLE, BOOKED, type DeliveryStatus, type Problem } from './status.ts';
 
 import { JOBS, type DeliveryJobData, type DispatchJobData } from '../jobs/names.ts';
+import { storableDeep } from '../security/text.ts';
 
 export class ActionError extends Error {
   readonly status: number;
@@ -196,7 +197,7 @@ export async function dispatchNow(tx: Tx, queue: JobQueue, shopDomain: string, d
 
 /** An order we never received (no webhook, or before install): record it from Shopify's data and queue it. */
 export async function recordAndDispatch(tx: Tx, queue: JobQueue, shopDomain: string, payload: unknown) {
-  const order = parseOrderSnapshot(payload);
+  const order = parseOrderSnapshot(storableDeep(payload));
   const shopRow = await ensureShop(tx, shopDomain);
   const shopifyOrderId = orderIdOf(order);
   const existing = await tx.delivery.findUnique({ where: { shopId_shopifyOrderId: { shopId: shopRow.id, shopifyOrderId } } });

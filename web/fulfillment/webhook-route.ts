@@ -14,6 +14,8 @@ import { verifyDeliveryWebhook } from '../delivery/index.ts';
 import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
 import type { Logger } from '../ops/logger.ts';
 import { DecryptionError } from '../security/crypto.ts';
+import { storableDate, storableOrNull, storableText } from '../security/text.ts';
+import { webhookSecretsOf } from '../settings/store.ts';
 
 export const WEBHOOK_BODY_LIMIT = '64kb';
 const ENDPOINT_ID = /^ep_[A-Za-z0-9_-]{16,64}$/;
@@ -30,54 +32,105 @@ const REASON_TEXT: Record<string, string> = {
   malformed_body: 'the body is not a JSON event',
 };
 
-export function courierWebhookRoute(ctx: AppContext) {
+/** How often buffered rejection reasons are written. */
+export const REJECTION_FLUSH_MS = 1_000;
+/** Endpoints written per flush at most (unsigned requests may name any well-formed endpoint id). */
+const REJECTION_FLUSH_LIMIT = 100;
+
+/**
+ * The last rejection per endpoint, for the merchant's settings page. Kept in
+ * memory and written once per interval, so a flood of bad requests costs no
+ * database write per request and cannot hold SQLite's single writer against
+ * Shopify intake. Also logs only the first rejection per endpoint per interval.
+ */
+export class RejectionLog {
+  readonly #pending = new Map<string, { at: Date; reason: string; count: number }>();
+  readonly #ctx: Pick<AppContext, 'db' | 'log' | 'now'>;
+  readonly #flushMs: number;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(ctx: Pick<AppContext, 'db' | 'log' | 'now'>, opts: { flushMs?: number } = {}) {
+    this.#ctx = ctx;
+    this.#flushMs = opts.flushMs ?? REJECTION_FLUSH_MS;
+  }
+
+  /** True for the first rejection of this endpoint in the interval (the caller logs that one). */
+  record(endpointId: string, reason: string): boolean {
+    const prev = this.#pending.get(endpointId);
+    if (!prev && this.#pending.size >= REJECTION_FLUSH_LIMIT) return false;
+    this.#pending.set(endpointId, { at: new Date(this.#ctx.now()), reason, count: (prev?.count ?? 0) + 1 });
+    this.#timer ??= setTimeout(() => void this.flush(), this.#flushMs).unref();
+    return !prev;
+  }
+
+  async flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const batch = [...this.#pending];
+    this.#pending.clear();
+    for (const [endpointId, p] of batch) {
+      try {
+        await this.#ctx.db.courierEnvironment.updateMany({ where: { endpointId }, data: { lastRejectionAt: p.at, lastRejectionReason: p.reason } });
+      } catch (e) {
+        this.#ctx.log.warn({ endpointId: endpointId.slice(0, 12), err: (e as Error).message }, 'could not record a courier webhook rejection');
+      }
+      if (p.count > 1) this.#ctx.log.warn({ endpointId: endpointId.slice(0, 12), count: p.count, last: p.reason }, 'courier webhooks rejected in the last interval');
+    }
+  }
+}
+
+export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionLog(ctx)) {
   return [
     express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
       const log: Logger = res.locals.log ?? ctx.log;
       const endpointId = String(req.params.endpointId ?? '');
-      const env = ENDPOINT_ID.test(endpointId)
-        ? await ctx.db.courierEnvironment.findUnique({ where: { endpointId }, include: { shop: true } })
-        : null;
-      if (!env || env.shop.uninstalledAt) {
-        log.warn({ endpointId: endpointId.slice(0, 12) }, 'courier webhook for an unknown endpoint');
-        res.status(404).json({ error: 'unknown webhook endpoint' });
-        return;
-      }
-      const elog = log.child({ shop: env.shop.domain, environment: env.environment });
-      const reject = async (status: number, reason: string, detail: string) => {
-        await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastRejectionAt: new Date(ctx.now()), lastRejectionReason: `${reason}: ${detail}` } });
-        elog.warn({ reason, detail }, 'courier webhook rejected');
+      if (!ENDPOINT_ID.test(endpointId)) return unknownEndpoint(log, endpointId, res);
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const reject = (status: number, reason: string, detail: string, elog: Logger = log.child({ endpointId: endpointId.slice(0, 12) })) => {
+        if (rejections.record(endpointId, `${reason}: ${detail}`)) elog.warn({ reason, detail }, 'courier webhook rejected');
+        else res.locals.accessLogLevel = 'debug'; // counted in the next summary line instead
         res.status(status).json({ error: `webhook rejected: ${detail}`, reason });
       };
+      // Everything that needs no secret (headers, their format) is checked before any
+      // database access: an unsigned flood never reaches the database.
+      const pre = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets: [], nowMs: ctx.now() });
+      if (!pre.ok && pre.reason !== 'signature_mismatch') return reject(pre.reason === 'malformed_body' ? 400 : 401, pre.reason, REASON_TEXT[pre.reason] ?? pre.detail);
+
+      const env = await ctx.db.courierEnvironment.findUnique({ where: { endpointId }, include: { shop: true } });
+      if (!env || env.shop.uninstalledAt) return unknownEndpoint(log, endpointId, res);
+      const elog = log.child({ shop: env.shop.domain, environment: env.environment });
 
       let secrets: string[];
       try {
-        secrets = [env.webhookSecretEnc, env.webhookSecretPrevEnc].filter((v): v is string => !!v).map((v) => ctx.box.decrypt(v));
+        secrets = webhookSecretsOf(env, ctx.box, ctx.now());
       } catch (e) {
         if (!(e instanceof DecryptionError)) throw e;
-        return reject(401, 'secret_unreadable', 'the stored webhook secret cannot be read; enter it again');
+        return reject(401, 'secret_unreadable', 'the stored webhook secret cannot be read; enter it again', elog);
       }
-      if (!secrets.length) return reject(401, 'no_secret', `no webhook secret is set for the ${env.environment} environment`);
+      if (!secrets.length) return reject(401, 'no_secret', `no webhook secret is set for the ${env.environment} environment`, elog);
 
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const v = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets, nowMs: ctx.now() });
-      if (!v.ok) return reject(v.reason === 'malformed_body' ? 400 : 401, v.reason, REASON_TEXT[v.reason] ?? v.detail);
+      if (!v.ok) return reject(v.reason === 'malformed_body' ? 400 : 401, v.reason, REASON_TEXT[v.reason] ?? v.detail, elog);
 
       const { event } = v;
       const data = event.data ?? ({} as Record<string, unknown>);
-      const occurred = Date.parse(event.created_at);
+      // A verified event is never refused for its content: what a database cannot store
+      // (NUL, lone surrogates, years outside 0001-9999) is replaced in the columns. `payload` keeps
+      // the exact body: it is valid UTF-8 JSON (checked), where such characters can only be escapes.
+      const payload = storableText(raw.toString('utf8'));
+      const eventId = storableText(v.eventId);
       try {
         await ctx.db.$transaction(async (tx) => {
           const row = await tx.courierEvent.create({
             data: {
               environmentId: env.id,
-              eventId: v.eventId,
-              type: String(event.type),
-              deliveryRef: typeof data.delivery_id === 'string' ? data.delivery_id : null,
-              status: typeof data.status === 'string' ? data.status : null,
-              occurredAt: Number.isNaN(occurred) ? null : new Date(occurred),
-              payload: raw.toString('utf8'),
+              eventId,
+              type: storableText(String(event.type)),
+              deliveryRef: storableOrNull(data.delivery_id),
+              status: storableOrNull(data.status),
+              occurredAt: storableDate(Date.parse(event.created_at)),
+              payload,
               state: 'RECEIVED',
             },
           });
@@ -87,13 +140,18 @@ export function courierWebhookRoute(ctx: AppContext) {
       } catch (e) {
         if (!isUniqueViolation(e)) throw e;
         await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(ctx.now()) } });
-        elog.info({ eventId: v.eventId }, 'duplicate courier webhook acknowledged');
+        elog.info({ eventId }, 'duplicate courier webhook acknowledged');
         res.status(200).json({ received: true, duplicate: true });
         return;
       }
       ctx.queue.notify();
-      elog.info({ eventId: v.eventId, type: event.type, status: data.status }, 'courier webhook stored');
+      elog.info({ eventId, type: event.type, status: data.status }, 'courier webhook stored');
       res.status(200).json({ received: true });
     },
   ];
+}
+
+function unknownEndpoint(log: Logger, endpointId: string, res: Response): void {
+  log.warn({ endpointId: endpointId.slice(0, 12) }, 'courier webhook for an unknown endpoint');
+  res.status(404).json({ error: 'unknown webhook endpoint' });
 }

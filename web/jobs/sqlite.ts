@@ -8,8 +8,12 @@
 // to run out. An owner counts as alive if it is another queue in this process,
 // or a process on this host whose pid still exists (an old process finishing
 // during a deploy keeps its jobs; a pid reused by an unrelated process only
-// delays the give-back until the lease expires). An owner on another host is
-// presumed dead: that is the single-machine rule. Claims themselves are
+// delays the give-back until the lease expires). A killed process stays a
+// zombie until its parent reaps it, and `kill(pid, 0)` still succeeds then, so
+// on Linux /proc/<pid>/stat is read and a zombie counts as dead. Every
+// DEAD_OWNER_SWEEP_MS the worker also gives back jobs of owners on this host
+// that are provably dead, without waiting for their lease. An owner on another
+// host is presumed dead: that is the single-machine rule. Claims themselves are
 // atomic across processes (one UPDATE … RETURNING under SQLite's write lock).
 //
 // `maxAttempts` is the job's own (enqueued with one) or 0: the worker's policy
@@ -36,6 +40,7 @@
 //
 // Dates are bound as text in Prisma's own SQLite format
 // (2026-01-02T03:04:05.678+00:00), which compares correctly as text.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
@@ -74,21 +79,42 @@ const LIVE_STATES = `('created', 'retry', 'active')`;
 const localOwners = new Set<string>();
 const OWNER = /@([^@]*):(\d+):[0-9a-z]+$/;
 
-/** Whether the worker that claimed a job (its lockedBy) may still be running it. */
-export function ownerAlive(owner: string | null, host = hostname()): boolean {
-  if (!owner) return false;
-  if (localOwners.has(owner)) return true;
+/**
+ * What we know about the worker that claimed a job (its lockedBy): 'alive' (may still
+ * be running it), 'dead' (a process on this host that is gone or a zombie) or
+ * 'unknown' (another host, a previous life of this pid, or an unreadable owner).
+ */
+export function ownerState(owner: string | null, host = hostname()): 'alive' | 'dead' | 'unknown' {
+  if (!owner) return 'unknown';
+  if (localOwners.has(owner)) return 'alive';
   const m = OWNER.exec(owner);
-  if (!m || m[1] !== host) return false;
+  if (!m || m[1] !== host) return 'unknown';
   const pid = Number(m[2]);
-  if (pid === process.pid) return false; // a previous life of this pid (e.g. PID 1 in a restarted container)
+  if (pid === process.pid) return 'unknown'; // a previous life of this pid (e.g. PID 1 in a restarted container)
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return (e as NodeJS.ErrnoException).code === 'EPERM' ? 'alive' : 'dead';
   }
+  return isZombie(pid) ? 'dead' : 'alive';
 }
+
+/** Linux: a killed process not yet reaped by its parent (state Z, or X while being reaped). */
+export function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (e) {
+    // Gone between kill(0) and here counts as dead; no /proc (macOS) as not a zombie.
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' && process.platform === 'linux';
+  }
+  // "pid (comm) S ...": comm may contain spaces and parentheses, so read after the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
+}
+
+/** How often running workers look for jobs held by dead processes on this host. */
+export const DEAD_OWNER_SWEEP_MS = 2_000;
 const DAY = 24 * 60 * 60_000;
 const CLEANUP_EVERY_MS = 10 * 60_000;
 const TX = { maxWait: 15_000, timeout: 15_000 };
@@ -115,6 +141,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   private tickPromise: Promise<void> | null = null;
   private tickAgain = false;
   private lastSweep = 0;
+  private lastDeadSweep = 0;
 
   constructor(database: Database, opts: SqliteQueueOptions) {
     super(database, opts);
@@ -183,7 +210,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   protected async startBackend(): Promise<void> {
     localOwners.add(this.owner);
     try {
-      const n = await this.reclaim(false, 'the process running this job stopped before it finished');
+      const n = await this.reclaim('all', 'the process running this job stopped before it finished');
       if (n > 0) this.log.warn({ count: n }, 'jobs left running by a stopped process will run again');
     } catch (e) {
       localOwners.delete(this.owner);
@@ -267,7 +294,12 @@ export class SqliteJobQueue extends BaseJobQueue {
     const now = Date.now();
     if (now - this.lastSweep >= this.leaseMs / 2) {
       this.lastSweep = now;
+      this.lastDeadSweep = now;
       await this.sweepExpiredLeases();
+    } else if (now - this.lastDeadSweep >= DEAD_OWNER_SWEEP_MS) {
+      this.lastDeadSweep = now;
+      const n = await this.reclaim('dead', 'the process running this job stopped before it finished');
+      if (n > 0) this.log.warn({ count: n }, 'gave back jobs held by a stopped process');
     }
     for (const reg of this.registrations.values()) {
       if (!this.claiming) return;
@@ -388,11 +420,13 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   /**
-   * Gives back active jobs whose owner is not alive (all of them at start-up,
-   * only those whose lease ran out in the periodic sweep). Fenced on the owner
-   * read, so a job that changed hands meanwhile is left alone.
+   * Gives back active jobs whose owner is not alive: all of them at start-up
+   * ('all'), those whose lease ran out ('expired'), and, between those sweeps,
+   * those whose owner is provably dead ('dead'). Fenced on the owner read, so a
+   * job that changed hands meanwhile is left alone.
    */
-  private reclaim(expiredOnly: boolean, reason: string): Promise<number> {
+  private reclaim(which: 'all' | 'expired' | 'dead', reason: string): Promise<number> {
+    const expiredOnly = which === 'expired';
     return this.tx(async (tx) => {
       const now = sqliteTime(Date.now());
       const rows = await tx.$queryRawUnsafe<Array<{ id: string; lockedBy: string | null }>>(
@@ -401,7 +435,8 @@ export class SqliteJobQueue extends BaseJobQueue {
       );
       let n = 0;
       for (const r of rows) {
-        if (ownerAlive(r.lockedBy)) continue;
+        const state = ownerState(r.lockedBy);
+        if (state === 'alive' || (which === 'dead' && state !== 'dead')) continue;
         n += await tx.$executeRawUnsafe(
           `UPDATE "Job" SET "state" = 'retry', "runAt" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "lastError" = ?, "updatedAt" = ?
            WHERE "id" = ? AND "state" = 'active' AND "lockedBy" IS ?`,
@@ -413,7 +448,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   private async sweepExpiredLeases(): Promise<void> {
-    const n = await this.reclaim(true, 'the job lease expired before the job finished');
+    const n = await this.reclaim('expired', 'the job lease expired before the job finished');
     if (n > 0) this.log.warn({ count: n }, 'gave back jobs whose lease expired');
   }
 

@@ -1,4 +1,5 @@
-// /healthz: the process is alive. /readyz: migrations are applied and the
+// /healthz: the process is alive. /readyz: migrations are applied, the
+// encryption key reads the stored secrets (web/security/key-check.ts) and the
 // database answers now; 503 otherwise, so a load balancer holds traffic back.
 import { Router } from 'express';
 import type { Db } from '../db/client.ts';
@@ -15,8 +16,8 @@ export function healthRoutes(state: Readiness, opts: { timeoutMs?: number } = {}
     res.json({ ok: true });
   });
   router.get('/readyz', async (_req, res) => {
-    if (!state.migrated || !state.db) {
-      // Start-up (migrations running) is expected: info. A database problem: warn; it is logged where it happens.
+    if (!state.migrated || !state.db || state.problem) {
+      // Start-up (migrations running) is expected: info. A problem (database, encryption key): warn; it is logged where it happens.
       res.locals.accessLogLevel = state.problem ? 'warn' : 'info';
       res.status(503).json({ ready: false, reason: state.problem ?? 'database migrations have not been applied yet' });
       return;

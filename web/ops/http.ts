@@ -2,12 +2,13 @@
 // res.locals.log carrying it and the shop, and one access-log line per request.
 // The path is logged with its mount prefix (req.originalUrl), without the query
 // string: OAuth callbacks carry codes in it. A route may set res.locals.accessLogLevel
-// when a status is expected (a /readyz 503 during start-up is not an error).
+// when a status is expected (a /readyz 503 during start-up is not an error; a flood
+// of refused courier webhooks is summarised elsewhere).
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from './logger.ts';
 
-export type AccessLogLevel = 'info' | 'warn' | 'error';
+export type AccessLogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export function requestContext(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {

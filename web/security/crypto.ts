@@ -40,10 +40,20 @@ export class SecretBox {
     }
   }
 
+  /** Ids of every key this box can decrypt with, current first. */
+  get keyIds(): string[] {
+    return [...this.#keys.keys()];
+  }
+
   /** True when the value is encrypted under a key other than the current one. */
   isStale(text: string): boolean {
-    return isEncrypted(text) && text.slice(PREFIX.length).split(':')[0] !== this.currentKeyId;
+    return isEncrypted(text) && keyIdOf(text) !== this.currentKeyId;
   }
+}
+
+/** The key id an encrypted value names, or null for anything else. */
+export function keyIdOf(text: string): string | null {
+  return isEncrypted(text) ? (text.slice(PREFIX.length).split(':')[0] ?? null) : null;
 }
 
 export function isEncrypted(text: string | null | undefined): text is string {

@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.ts';
+import { validateBaseUrl } from '../delivery/url.ts';
 import { maskSecret, type SecretBox } from '../security/crypto.ts';
+import { reencryptCanary } from '../security/key-check.ts';
 import {
   applySettingsPatch,
   ENVIRONMENTS,
@@ -63,6 +65,12 @@ export const EnvironmentPatchSchema = z
   .object({
     baseUrl: z
       .url({ protocol: /^https?$/, error: 'expected the courier API base URL, e.g. https://api.courier.example' })
+      .superRefine((v, c) => {
+        // Credentials in the URL, query strings, plain http to a non-local host. Where it may
+        // point (private addresses, https in production) is checked by the caller: checkCourierUrl.
+        const r = validateBaseUrl(v);
+        if (!r.ok) c.addIssue({ code: 'custom', message: r.problem });
+      })
       .nullable(),
     clientId: z.string().trim().min(1, 'must not be empty').max(256).nullable(),
     clientSecret: secret.nullable(),
@@ -90,13 +98,24 @@ export async function ensureEnvironments(db: Tx, shopId: string): Promise<void> 
   for (const env of ENVIRONMENTS) await ensureEnvironment(db, shopId, env);
 }
 
+/** How long a replaced webhook secret is still accepted, by default (WEBHOOK_SECRET_OVERLAP_HOURS). */
+export const DEFAULT_WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60_000;
+
+export interface EnvironmentWriteOptions {
+  /** How long the replaced webhook secret stays valid. */
+  webhookSecretOverlapMs?: number;
+  now?: number;
+}
+
 export async function updateEnvironment(
   db: Db,
   box: SecretBox,
   domain: string,
   environment: EnvironmentName,
   patch: unknown,
+  opts: EnvironmentWriteOptions = {},
 ): Promise<EnvironmentView> {
+  const now = opts.now ?? Date.now();
   const parsed = EnvironmentPatchSchema.safeParse(patch);
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error);
@@ -110,10 +129,14 @@ export async function updateEnvironment(
     if (p.baseUrl !== undefined) data.baseUrl = p.baseUrl?.replace(/\/+$/, '') ?? null;
     if (p.clientId !== undefined) data.clientId = p.clientId;
     if (p.clientSecret !== undefined) data.clientSecretEnc = p.clientSecret === null ? null : box.encrypt(p.clientSecret);
-    if (p.webhookSecret !== undefined) {
-      // Keep the previous secret so events signed before the portal switched still verify.
-      data.webhookSecretEnc = p.webhookSecret === null ? null : box.encrypt(p.webhookSecret);
-      data.webhookSecretPrevEnc = p.webhookSecret === null ? null : current.webhookSecretEnc;
+    if (p.webhookSecret === null) Object.assign(data, { webhookSecretEnc: null, webhookSecretPrevEnc: null, webhookSecretPrevUntil: null });
+    else if (p.webhookSecret !== undefined && p.webhookSecret !== readable(box, current.webhookSecretEnc)) {
+      // Keep the replaced secret for a while so events signed before the portal switched still
+      // verify. Saving the current secret again changes nothing (the form re-sends it).
+      const replaced = readable(box, current.webhookSecretEnc) !== null;
+      data.webhookSecretEnc = box.encrypt(p.webhookSecret);
+      data.webhookSecretPrevEnc = replaced ? current.webhookSecretEnc : null;
+      data.webhookSecretPrevUntil = replaced ? new Date(now + (opts.webhookSecretOverlapMs ?? DEFAULT_WEBHOOK_SECRET_OVERLAP_MS)) : null;
     }
     if (p.pickupStoreId !== undefined) data.pickupStoreId = p.pickupStoreId;
     if (p.locationStores !== undefined) {
@@ -126,7 +149,22 @@ export async function updateEnvironment(
     }
     return tx.courierEnvironment.update({ where: { id: current.id }, data });
   });
-  return environmentView(row, box);
+  return environmentView(row, box, now);
+}
+
+function readable(box: SecretBox, enc: string | null): string | null {
+  if (!enc) return null;
+  try {
+    return box.decrypt(enc);
+  } catch {
+    return null;
+  }
+}
+
+/** The webhook secrets accepted now: the current one, then the previous one until it expires. */
+export function webhookSecretsOf(row: Pick<EnvRow, 'webhookSecretEnc' | 'webhookSecretPrevEnc' | 'webhookSecretPrevUntil'>, box: SecretBox, now: number): string[] {
+  const prevValid = !!row.webhookSecretPrevUntil && row.webhookSecretPrevUntil.getTime() > now;
+  return [row.webhookSecretEnc, prevValid ? row.webhookSecretPrevEnc : null].filter((v): v is string => !!v).map((v) => box.decrypt(v));
 }
 
 type EnvRow = Awaited<ReturnType<typeof ensureEnvironment>>;
@@ -137,6 +175,8 @@ export interface EnvironmentView {
   clientId: string | null;
   clientSecret: { set: boolean; last4: string | null };
   webhookSecret: { set: boolean; last4: string | null };
+  /** The replaced webhook secret while it is still accepted. */
+  previousWebhookSecret: { last4: string | null; expiresAt: Date; remainingMinutes: number } | null;
   pickupStoreId: string | null;
   locationStores: Record<string, string>;
   endpointId: string;
@@ -155,13 +195,17 @@ function secretView(box: SecretBox, enc: string | null): { set: boolean; last4: 
   }
 }
 
-export function environmentView(row: EnvRow, box: SecretBox): EnvironmentView {
+export function environmentView(row: EnvRow, box: SecretBox, now = Date.now()): EnvironmentView {
+  const prevUntil = row.webhookSecretPrevEnc && row.webhookSecretPrevUntil && row.webhookSecretPrevUntil.getTime() > now ? row.webhookSecretPrevUntil : null;
   return {
     environment: row.environment,
     baseUrl: row.baseUrl,
     clientId: row.clientId,
     clientSecret: secretView(box, row.clientSecretEnc),
     webhookSecret: secretView(box, row.webhookSecretEnc),
+    previousWebhookSecret: prevUntil
+      ? { last4: secretView(box, row.webhookSecretPrevEnc).last4, expiresAt: prevUntil, remainingMinutes: Math.ceil((prevUntil.getTime() - now) / 60_000) }
+      : null,
     pickupStoreId: row.pickupStoreId,
     locationStores: JSON.parse(row.locationStores || '{}'),
     endpointId: row.endpointId,
@@ -193,7 +237,7 @@ export interface CourierAccess {
   endpointId: string;
 }
 
-export function courierAccessFromRow(row: EnvRow, box: SecretBox, defaultBaseUrls: { test: string; live: string | null }): CourierAccess {
+export function courierAccessFromRow(row: EnvRow, box: SecretBox, defaultBaseUrls: { test: string; live: string | null }, now = Date.now()): CourierAccess {
   const env = row.environment as EnvironmentName;
   return {
     environmentId: row.id,
@@ -201,7 +245,7 @@ export function courierAccessFromRow(row: EnvRow, box: SecretBox, defaultBaseUrl
     baseUrl: row.baseUrl ?? defaultBaseUrls[env],
     clientId: row.clientId,
     clientSecret: row.clientSecretEnc ? box.decrypt(row.clientSecretEnc) : null,
-    webhookSecrets: [row.webhookSecretEnc, row.webhookSecretPrevEnc].filter((v): v is string => !!v).map((v) => box.decrypt(v)),
+    webhookSecrets: webhookSecretsOf(row, box, now),
     pickupStoreId: row.pickupStoreId,
     locationStores: JSON.parse(row.locationStores || '{}'),
     endpointId: row.endpointId,
@@ -249,5 +293,6 @@ export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ enviro
       sessions++;
     }
   }
+  await reencryptCanary(db, box);
   return { environments, sessions };
 }

@@ -13,6 +13,7 @@ import { isUniqueViolation } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Shopify } from './app.ts';
 import { parseShopifyJson } from './json.ts';
+import { storableDeep } from '../security/text.ts';
 
 export interface WebhookContext {
   tx: Tx;
@@ -60,7 +61,8 @@ export function shopifyWebhookRoute(deps: { shopify: Shopify; db: Db; handlers: 
       const wlog = log.child({ shop, topic, webhookId });
       let payload: unknown;
       try {
-        payload = parseShopifyJson(rawBody);
+        // Strings a database cannot store (NUL, lone surrogates) become U+FFFD; Shopify keeps the original order.
+        payload = storableDeep(parseShopifyJson(rawBody));
       } catch {
         wlog.warn('shopify webhook body is not JSON');
         res.status(400).json({ error: 'body is not valid JSON' });

@@ -22,6 +22,8 @@ export interface EnvironmentInfo {
   clientId: string | null;
   clientSecret: SecretState;
   webhookSecret: SecretState;
+  /** The replaced webhook secret while the courier may still sign with it. */
+  previousWebhookSecret: { last4: string | null; expiresAt: string; remainingMinutes: number } | null;
   pickupStoreId: string | null;
   locationStores: Record<string, string>;
   endpointId: string;

@@ -331,6 +331,11 @@ function EnvironmentColumn(props: {
         <s-text-field label={`${L} default pickup store`} value={form.pickupStoreId} error={props.err(`${env}.pickupStoreId`)} onInput={(e) => props.onField('pickupStoreId', text(e))} />
         <WebhookUrl info={info} label={`${L} webhook URL`} />
         <s-password-field label={`${L} webhook signing secret`} value={form.webhookSecret} error={props.err(`${env}.webhookSecret`)} details={secretDetails(info.webhookSecret, 'webhook secret')} onInput={(e) => props.onField('webhookSecret', text(e))} />
+        {info.previousWebhookSecret && (
+          <s-text color="subdued">
+            The previous webhook secret{info.previousWebhookSecret.last4 ? ` (ends in ${info.previousWebhookSecret.last4})` : ''} is still accepted for {remaining(info.previousWebhookSecret.remainingMinutes)}.
+          </s-text>
+        )}
         {info.lastRejectionReason && (
           <s-banner tone="warning" heading="A courier webhook was rejected">
             {info.lastRejectionReason}
@@ -342,4 +347,10 @@ function EnvironmentColumn(props: {
       </s-stack>
     </s-section>
   );
+}
+
+function remaining(minutes: number): string {
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return h ? `${h} h ${m} min` : `${m} min`;
 }
