@@ -478,8 +478,8 @@ async function deliveryDetail(ctx: AppContext, domain: string, id: string) {
       const o = snapshotOf(d.orderJson);
       const a = o.shipping_address;
       dropoff = a
-        ? { name: a.name, address1: a.address1, address2: a.address2, city: a.city, province: a.province, zip: a.zip, countryCode: a.country_code, phone: a.phone ?? o.phone ?? o.customer?.phone ?? null, latitude: a.latitude, longitude: a.longitude }
-        : { name: null, address1: null, address2: null, city: null, province: null, zip: null, countryCode: null, phone: o.phone ?? o.customer?.phone ?? null, latitude: null, longitude: null };
+        ? { name: a.name, address1: a.address1, address2: a.address2, city: a.city, province: a.province, zip: a.zip, countryCode: a.country_code, phone: a.phone ?? o.phone ?? null, latitude: a.latitude, longitude: a.longitude }
+        : { name: null, address1: null, address2: null, city: null, province: null, zip: null, countryCode: null, phone: o.phone ?? null, latitude: null, longitude: null };
     } catch {
       dropoff = null;
     }

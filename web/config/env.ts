@@ -4,8 +4,9 @@
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '../db/url.ts';
 
-export const DEFAULT_SCOPES =
-  'read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,read_fulfillments,write_fulfillments,read_locations';
+// Only what the operations need (test/unit/shopify-contract.test.ts checks against Shopify's
+// published requirements); a write scope grants its read scope.
+export const DEFAULT_SCOPES = 'write_orders,write_merchant_managed_fulfillment_orders,write_fulfillments,read_locations';
 
 // Placeholders that let a fresh clone start in development with no Shopify app.
 const DEV_API_KEY = 'dev-api-key';
@@ -56,6 +57,8 @@ const schema = z
     JOB_TIMEOUT_SECONDS: z.coerce.number({ error: 'expected seconds' }).int().min(2).max(3_600).default(300),
     RECONCILE_INTERVAL_SECONDS: z.coerce.number({ error: 'expected seconds' }).int().min(0, 'expected 0 (off) or more seconds').max(86_400).default(60),
     COURIER_LIVE_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the https base URL of the courier live API' }).optional(),
+    // Personal data of deliveries in a final state is erased this many days after their last change.
+    PERSONAL_DATA_RETENTION_DAYS: z.coerce.number({ error: 'expected a number of days' }).int().min(1, 'expected at least 1 day').max(3_650).default(90),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -86,6 +89,8 @@ export interface AppConfig {
   jobTimeoutSeconds: number;
   /** How often reconciliation looks for quiet deliveries; 0 = off. */
   reconcileIntervalMs: number;
+  /** Days after which a final delivery's personal data is erased. */
+  personalDataRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+    personalDataRetentionDays: e.PERSONAL_DATA_RETENTION_DAYS,
     jobTimeoutSeconds: e.JOB_TIMEOUT_SECONDS,
     shopSimulatorUrl: e.SHOP_SIMULATOR_URL?.replace(/\/+$/, '') ?? null,
     courierBaseUrls: {
