@@ -20,6 +20,7 @@ import { ActionError, dispatchNow, fixAndRetry, problemsMessage, recordAndDispat
 import { DELIVERY_STATUSES } from '../dispatch/status.ts';
 import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
 import { DecryptionError } from '../security/crypto.ts';
+import { DataRequestNotFound, exportDataRequest, listDataRequests } from '../privacy/data-requests.ts';
 import {
   applySettingsPatch,
   ENVIRONMENTS,
@@ -230,6 +231,18 @@ export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
     res.json(await quoteFor(ctx, domain, order, d ? OverridesSchema.parse(JSON.parse(d.overridesJson || '{}')) : {}));
   });
 
+  // --- customers/data_request records -----------------------------------------------------------
+
+  r.get('/data-requests', async (_req, res) => {
+    res.json({ dataRequests: await listDataRequests(ctx.db, shopOf(res)) });
+  });
+
+  r.get('/data-requests/:id', async (req, res) => {
+    const exported = await exportDataRequest(ctx.db, shopOf(res), String(req.params.id));
+    res.setHeader('Content-Disposition', `attachment; filename="data-request-${exported.id}.json"`);
+    res.json(exported);
+  });
+
   r.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });
@@ -244,7 +257,7 @@ function apiErrors(err: unknown, _req: Request, res: Response, next: NextFunctio
   if (err instanceof ApiError) return void res.status(err.status).json(err.errors ? { error: err.message, errors: err.errors } : { error: err.message });
   if (err instanceof SettingsValidationError) return void res.status(422).json({ error: 'Some settings are not valid', errors: err.fields });
   if (err instanceof ActionError) return void res.status(err.status).json({ error: err.message });
-  if (err instanceof ShopNotFoundError) return void res.status(404).json({ error: err.message });
+  if (err instanceof ShopNotFoundError || err instanceof DataRequestNotFound) return void res.status(404).json({ error: err.message });
   if (err instanceof MissingCredentialsError) return void res.status(422).json({ error: err.message });
   if (err instanceof DeliveryApiError) {
     const status = err.kind === 'transient' || err.kind === 'bad_response' ? 502 : 422;

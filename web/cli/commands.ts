@@ -34,6 +34,7 @@ import { readSecret } from './secrets.ts';
 
 export { CliError } from './errors.ts';
 import { CliError } from './errors.ts';
+import { DataRequestNotFound, exportDataRequest, listDataRequests } from '../privacy/data-requests.ts';
 
 interface Command {
   summary: string;
@@ -301,6 +302,27 @@ export const COMMANDS: Record<string, Command> = {
         ['ID', 'ORDER', 'STATUS', 'COURIER', 'PRICE', 'JOB', 'REASON'],
         ...rows.map((d) => [d.id, d.orderName ?? d.shopifyOrderId, d.status, d.courierStatus ?? '-', d.deliveryPrice ? `${d.deliveryPrice} ${d.currency}` : '-', d.dispatchJobId ?? '-', d.reason ?? '']),
       ]));
+    },
+  },
+
+  'data-requests': {
+    summary: "customers' data requests (customers/data_request); with an id, export that report as JSON",
+    usage: 'data-requests <shop> [<id>]',
+    async run(rt, args) {
+      const { values, positionals } = parse(args, {}, 2);
+      const shop = shopArg(positionals[0]);
+      if (positionals[1]) {
+        try {
+          return rt.out(JSON.stringify(await exportDataRequest(rt.ctx.db, shop, positionals[1]), null, 2));
+        } catch (e) {
+          if (e instanceof DataRequestNotFound) throw new CliError(e.message);
+          throw e;
+        }
+      }
+      const rows = await listDataRequests(rt.ctx.db, shop);
+      if (values.json) return rt.out(JSON.stringify(rows));
+      if (!rows.length) return rt.out(`No data requests for ${shop}.`);
+      rt.out(table([['ID', 'RECEIVED', 'CUSTOMER', 'DELIVERIES', 'EXPORTED'], ...rows.map((r) => [r.id, r.receivedAt, r.customerId ?? '-', String(r.deliveries), r.exportedAt ?? '-'])]));
     },
   },
 
