@@ -69,6 +69,24 @@ it('an embedded open with no stored session ends on the home page with a working
   expect(stored.expires!.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
   expect(await app.db.shop.findUniqueOrThrow({ where: { domain: shop } })).toMatchObject({ uninstalledAt: null });
   expect((await ctl.shop(shop)).accessTokenExpiresAt).not.toBeNull();
+
+  // A customer asks for their data: the merchant sees the request in Settings and downloads the report.
+  const delivered = await ctl.sendWebhook(shop, { topic: 'customers/data_request', customerId: '555' });
+  expect(delivered.state).toBe('delivered');
+  await admin.open('/settings');
+  const section = admin.page; // the settings page, whose last section lists the requests
+  await expect.poll(() => section.getByText('Download report').count(), { timeout: 15_000 }).toBe(1);
+  const [download] = await Promise.all([admin.page.waitForEvent('download'), section.getByText('Download report').click()]);
+  const report = JSON.parse(await new Promise<string>((resolve, reject) => {
+    void download.createReadStream().then((s) => {
+      let text = '';
+      s.on('data', (c) => (text += c));
+      s.on('end', () => resolve(text));
+      s.on('error', reject);
+    });
+  }));
+  expect(report.report).toMatchObject({ customerId: '555', deliveries: [] });
+  await expect.poll(() => section.getByText('Not yet').count(), { timeout: 15_000 }).toBe(0);
   expect(admin.errors).toEqual([]);
   await admin.close();
 });
