@@ -4,15 +4,9 @@ import { useState } from 'preact/hooks';
 import { ApiError, get, toast } from '../api.ts';
 import { when } from '../format.ts';
 import { useResource } from '../state.ts';
+// The API's own type (type-only: nothing of the server is bundled).
+import type { DataRequestSummary } from '../../../privacy/data-requests.ts';
 
-interface DataRequestSummary {
-  id: string;
-  dataRequestId: string | null;
-  customerId: string | null;
-  deliveries: number;
-  receivedAt: string;
-  exportedAt: string | null;
-}
 
 export function DataRequests() {
   const list = useResource<{ dataRequests: DataRequestSummary[] }>('/api/data-requests');
