@@ -16,6 +16,9 @@ import { testProvider } from '../support/db.ts';
 import { ROOT } from '../support/paths.ts';
 import { runDispatch } from '../../web/dispatch/dispatcher.ts';
 import { eraseExpiredPersonalData, DAY_MS } from '../../web/privacy/erase.ts';
+import { reencryptPersonalData } from '../../web/db/protected-data.ts';
+import { SecretBox } from '../../web/security/crypto.ts';
+import { randomBytes } from 'node:crypto';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -247,6 +250,22 @@ describe('protected customer data at rest', () => {
     const read = await app.db.delivery.findUniqueOrThrow({ where: { id: delivery.id } });
     expect(JSON.parse(read.orderJson).shipping_address.name).toBe('Lerato Dlamini');
     expect(JSON.parse(read.responseBody!).dropoff.name).toBe('Lerato Dlamini');
+  });
+
+  it('key rotation brings personal data under the current key, including rows stored before encryption', async () => {
+    const { shop } = await installed('rotation.myshopify.com');
+    const plain = await raw().delivery.create({ data: { shopId: shop.id, shopifyOrderId: '8001', status: 'DELIVERED', orderJson: JSON.stringify({ name: 'Naledi' }) } });
+    const oldKey = randomBytes(32);
+    const old = await raw().delivery.create({ data: { shopId: shop.id, shopifyOrderId: '8002', status: 'DELIVERED', orderJson: new SecretBox([oldKey]).encrypt('{"name":"Thabo"}') } });
+    const box = new SecretBox([app.config.encryptionKeys![0]!, oldKey]);
+    expect(await reencryptPersonalData(raw(), box)).toBeGreaterThanOrEqual(2);
+    for (const id of [plain.id, old.id]) {
+      const v = (await raw().delivery.findUniqueOrThrow({ where: { id } })).orderJson;
+      expect(v).toMatch(/^enc:v1:/);
+      expect(box.isStale(v)).toBe(false);
+    }
+    expect(JSON.parse((await app.db.delivery.findUniqueOrThrow({ where: { id: old.id } })).orderJson).name).toBe('Thabo');
+    expect(await reencryptPersonalData(raw(), box)).toBe(0);
   });
 
   it('personal data of final deliveries is erased after the retention period (default 90 days), and only theirs', async () => {

@@ -35,6 +35,7 @@ import { readSecret } from './secrets.ts';
 export { CliError } from './errors.ts';
 import { CliError } from './errors.ts';
 import { DataRequestNotFound, exportDataRequest, listDataRequests } from '../privacy/data-requests.ts';
+import { reencryptPersonalData } from '../db/protected-data.ts';
 
 interface Command {
   summary: string;
@@ -450,7 +451,8 @@ export const COMMANDS: Record<string, Command> = {
     async run(rt, args) {
       parse(args, {}, 0);
       const r = await reencryptSecrets(rt.ctx.db, rt.ctx.box);
-      rt.out(`Re-encrypted ${r.environments} courier environment(s) and ${r.sessions} session(s). The previous key can now be removed.`);
+      const personal = await reencryptPersonalData(rt.ctx.database.db, rt.ctx.box);
+      rt.out(`Re-encrypted ${r.environments} courier environment(s), ${r.sessions} session(s) and ${personal} record(s) of personal data. The previous key can now be removed.`);
     },
   },
 };

@@ -80,3 +80,41 @@ export function encryptFieldsAtRest(db: Db, box: SecretBox, spec: Record<string,
   const query = Object.fromEntries(Object.entries(spec).map(([model, fields]) => [model, extension(fields)]));
   return db.$extends({ query } as any) as unknown as Db;
 }
+
+/**
+ * Brings stored personal data under the current key: values encrypted under an
+ * earlier key (ENCRYPTION_KEY_PREVIOUS), and rows written before encryption
+ * (plain text). Takes the database client without the extension. Returns how
+ * many rows changed.
+ */
+export async function reencryptPersonalData(rawDb: Db, box: SecretBox): Promise<number> {
+  let changed = 0;
+  for (const [model, fields] of Object.entries(PROTECTED_FIELDS)) {
+    const delegate = (rawDb as any)[model];
+    let cursor: string | undefined;
+    for (;;) {
+      const rows: Array<Record<string, string | null>> = await delegate.findMany({
+        select: { id: true, ...Object.fromEntries(fields.map((f) => [f, true])) },
+        orderBy: { id: 'asc' },
+        take: 200,
+        ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+      });
+      if (!rows.length) break;
+      for (const row of rows) {
+        const data: Record<string, string> = {};
+        for (const f of fields) {
+          const v = row[f];
+          if (typeof v !== 'string' || !v) continue;
+          if (!isEncrypted(v)) data[f] = box.encrypt(v);
+          else if (box.isStale(v)) data[f] = box.encrypt(box.decrypt(v));
+        }
+        if (Object.keys(data).length) {
+          await delegate.update({ where: { id: row.id }, data, select: { id: true } });
+          changed++;
+        }
+      }
+      cursor = rows.at(-1)!.id!;
+    }
+  }
+  return changed;
+}
