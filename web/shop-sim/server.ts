@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import type { Logger } from '../ops/logger.ts';
-import { sampleWebhookPayload } from './contract.ts';
+import { adminSchema, sampleWebhookPayload } from './contract.ts';
 import {
   handleAdminGraphql, SimShop, SUPPORTED_OPERATIONS, USER_ERROR_OPERATIONS,
   type SimFulfillment, type SimOrder, type OperationLogEntry,
@@ -329,6 +329,8 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
   const { port = 0, host = '127.0.0.1', apiKey, apiSecret, log } = opts;
   if (!apiKey || !apiSecret) throw new Error('startShopSimulator: apiKey and apiSecret are required');
   const fixturesDir = opts.fixturesDir ?? DEFAULT_FIXTURES_DIR;
+  // Build Shopify's Admin schema now (about a second), not inside the first GraphQL request.
+  adminSchema();
   const initialSettings: SimSettings = {
     appUrl: opts.appUrl.replace(/\/+$/, ''),
     webhookRetryDelaysMs: opts.webhookRetryDelaysMs ?? [1_000, 5_000, 15_000],
