@@ -6,6 +6,7 @@ import { CourierClients, type AppContext, type CourierClientTuning } from './con
 import type { Database } from './db/client.ts';
 import { courierUrlPolicy } from './delivery/address-policy.ts';
 import { createSessionStorage } from './db/session-storage.ts';
+import { protectPersonalData } from './db/protected-data.ts';
 import { registerDispatchJobs, DISPATCH_RETRY } from './dispatch/dispatcher.ts';
 import { registerFulfillmentJobs, type FulfillmentJobOptions } from './fulfillment/jobs.ts';
 import { createJobQueue } from './jobs/index.ts';
@@ -15,6 +16,11 @@ import { loadOrCreateDevKey } from './security/dev-key.ts';
 import { createAdminApi } from './shopify/admin-api.ts';
 import { API_VERSION, createShopify, type Shopify } from './shopify/app.ts';
 import { recordInstall } from './shopify/lifecycle.ts';
+import { JOBS } from './jobs/names.ts';
+import { eraseExpiredPersonalData } from './privacy/erase.ts';
+
+/** How often the retention sweep looks for personal data past its retention period. */
+const RETENTION_SWEEP_MS = 6 * 3_600_000;
 import { offlineTokenProvider } from './shopify/offline-token.ts';
 
 export interface RuntimeOptions {
@@ -45,8 +51,9 @@ export function encryptionBox(config: AppConfig, log: Logger): SecretBox {
 }
 
 export async function createRuntime(config: AppConfig, log: Logger, database: Database, box: SecretBox, opts: RuntimeOptions): Promise<Runtime> {
-  const db = database.db;
-  const sessionStorage = createSessionStorage(db, box);
+  // Personal data (order snapshots, courier bodies, data request reports) is encrypted at rest.
+  const db = protectPersonalData(database.db, box);
+  const sessionStorage = createSessionStorage(database.db, box);
   // The storage polls for its table on construction; settle that before use.
   if (!(await sessionStorage.isReady())) throw new Error('the Session table is missing; run npm run db:migrate');
   const shopify = createShopify(config, sessionStorage, log, (session) => recordInstall(db, session));
@@ -73,6 +80,8 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   if (opts.workers) {
     await registerDispatchJobs(ctx, opts.dispatchRetry);
     await registerFulfillmentJobs(ctx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
+    await ctx.queue.every(JOBS.retention, RETENTION_SWEEP_MS, async () =>
+      void (await eraseExpiredPersonalData(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));
   }
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();

@@ -1,5 +1,5 @@
 // The shop simulator over real HTTP: Admin GraphQL with Shopify's token check,
-// unknown-operation rejection, throttling and userErrors on demand; OAuth checked by
+// unknown-operation rejection, throttling and userErrors on demand; OAuth and token exchange checked by
 // @shopify/shopify-api's own validation and by the app's real install routes
 // (web/shopify/app.ts); signed webhooks checked by the library's validator in a tiny
 // receiver; the routing switch for undici.fetch and Node's global fetch; the fixtures.
@@ -12,16 +12,18 @@ import express from 'express';
 import { fetch as undiciFetch, getGlobalDispatcher, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import type { Session } from '@shopify/shopify-api';
 import type { SessionStorage } from '@shopify/shopify-app-session-storage';
-import { loadConfig } from '../../web/config/env.ts';
+import { DEFAULT_SCOPES, loadConfig } from '../../web/config/env.ts';
 import { createLogger } from '../../web/ops/logger.ts';
 import { createShopify, API_VERSION, type Shopify } from '../../web/shopify/app.ts';
 import { createAdminApi } from '../../web/shopify/admin-api.ts';
 import { offlineTokenProvider } from '../../web/shopify/offline-token.ts';
 import {
-  FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, TAGS_ADD,
+  FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, METAFIELDS_SET, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, TAGS_ADD,
   addOrderTag, fetchFulfillmentOrders, setOrderMetafields,
 } from '../../web/shopify/operations.ts';
-import { startShopSimulator, signOAuthQuery, type RunningShopSimulator } from '../../web/shop-sim/server.ts';
+import {
+  startShopSimulator, signOAuthQuery, signSessionToken, ID_TOKEN_TYPE, OFFLINE_TOKEN_TYPE, ONLINE_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, type RunningShopSimulator,
+} from '../../web/shop-sim/server.ts';
 import { ShopSimControl, ShopSimControlError } from '../../web/shop-sim/control.ts';
 import { installShopifyRouting, ShopSimulatorDispatcher } from '../../web/shop-sim/route.ts';
 import { OrderSnapshotSchema } from '../../web/dispatch/order.ts';
@@ -252,9 +254,43 @@ describe('introspection', () => {
     expect(JSON.parse(view.metafields['$app:same_day_dispatch.delivery_price']!.value)).toEqual({ amount: '89.00', currency_code: 'ZAR' });
     expect(view.tags).toEqual(['same-day-dispatched']);
     expect((await ctl.operations(SHOP)).map((e) => e.operationName)).toEqual([
-      'OrderFulfillmentOrders', 'FulfillmentCreate', 'FulfillmentEventCreate', 'MetafieldsSet', 'TagsAdd',
+      'OrderFulfillmentOrders', 'FulfillmentCreate', 'FulfillmentEventCreate', 'MetafieldsSet', 'MetafieldsSet', 'TagsAdd',
     ]);
     expect(await ctl.orders(SHOP)).toHaveLength(1);
+  });
+});
+
+describe('metafieldsSet: all or nothing, money in the shop currency', () => {
+  it('a courier price in another currency never costs the job id and status metafields', async () => {
+    const { order } = await installedShopWithOrder();
+    const previous = getGlobalDispatcher();
+    installShopifyRouting(sim.url, log);
+    try {
+      const api = createAdminApi({ apiVersion: API_VERSION, accessToken: async () => TOKEN, log });
+      // Shopify's behaviour, as simulated: one money value in the wrong currency and nothing is written.
+      const refused = await api.request(SHOP, METAFIELDS_SET, {
+        metafields: [
+          { ownerId: order.gid, namespace: '$app:same_day_dispatch', key: 'status', type: 'single_line_text_field', value: 'x' },
+          { ownerId: order.gid, namespace: '$app:same_day_dispatch', key: 'delivery_price', type: 'money', value: JSON.stringify({ amount: '5.00', currency_code: 'USD' }) },
+        ],
+      });
+      expect(refused.metafieldsSet.userErrors).toEqual([expect.objectContaining({ field: ['metafields', '1', 'value'], code: 'INVALID_VALUE' })]);
+      expect((await ctl.order(SHOP, order.id)).metafields).toEqual({});
+
+      // The app: status and job id are written whatever the price currency.
+      const skipped = await setOrderMetafields(api, SHOP, order.gid, { status: 'accepted', jobId: 'job_usd', courierOrderId: 'ord_usd', price: '5.00', currency: 'USD' }, { shopCurrency: 'ZAR' });
+      expect(skipped).toMatch(/must be in the shop's currency \(ZAR\)/);
+      // Shop currency unknown (erased order snapshot): the price is tried alone, and its refusal is reported, not thrown.
+      const refusedAlone = await setOrderMetafields(api, SHOP, order.gid, { status: 'accepted', jobId: 'job_usd', price: '5.00', currency: 'USD' });
+      expect(refusedAlone).toMatch(/Shopify refused it/);
+    } finally {
+      await restoreDispatcher(previous);
+    }
+    const m = (await ctl.order(SHOP, order.id)).metafields;
+    expect(m['$app:same_day_dispatch.status']!.value).toBe('accepted');
+    expect(m['$app:same_day_dispatch.job_id']!.value).toBe('job_usd');
+    expect(m['$app:same_day_dispatch.courier_order_id']!.value).toBe('ord_usd');
+    expect(m['$app:same_day_dispatch.delivery_price']).toBeUndefined();
   });
 });
 
@@ -429,7 +465,7 @@ describe('OAuth', () => {
     expect(await res.body.text()).toMatch(/client_id "other-app" is not this app's API key/);
   });
 
-  describe('through the app\'s real install routes (web/shopify/app.ts) with routing on', () => {
+  describe('token exchange through the app\'s real Shopify set-up (web/shopify/app.ts) with routing on', () => {
     let previous: Dispatcher;
     let app: http.Server;
     let appUrl: string;
@@ -442,8 +478,9 @@ describe('OAuth', () => {
       const config = loadConfig({ NODE_ENV: 'test', SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: API_SECRET, SHOPIFY_APP_URL: 'https://app.example.test', PORT: '0' });
       appShopify = createShopify(config, storage, log, async (s) => void installed.push(s.shop));
       const e = express();
-      e.get('/api/auth', appShopify.auth.begin());
-      e.get('/api/auth/callback', appShopify.auth.callback(), appShopify.redirectToShopifyOrAppRoot());
+      // As web/admin mounts them: the embedded page, and an authenticated API route.
+      e.get('/', appShopify.ensureInstalledOnShop(), (_req, res) => void res.type('html').send('<!doctype html><title>home</title>'));
+      e.get('/api/settings', appShopify.validateAuthenticatedSession(), (_req, res) => void res.json({ shop: res.locals.shopify.session.shop }));
       app = http.createServer(e);
       await new Promise<void>((r) => app.listen(0, '127.0.0.1', () => r()));
       appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
@@ -455,17 +492,20 @@ describe('OAuth', () => {
       await new Promise<void>((r) => app.close(() => r()));
     });
 
-    it('installs: begin → authorize → callback (token exchange + webhook reconcile over Node fetch), then refreshes an expired token', async () => {
+    const callApi = (token: string) => request(`${appUrl}/api/settings`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({ status: r.statusCode, headers: r.headers, body: await r.body.text() }));
+
+    it('install → first open → first API call exchanges the session token → expiry and refresh → uninstall → reinstall', async () => {
+      // Shopify-managed installation: installed, no token yet; the first open serves the page at once.
       const result = await ctl.installApp({ appUrl, shop: 'demo' });
-      expect(result.callbackStatus).toBe(302);
-      expect(result.finalLocation).toBe(`https://admin.shopify.com/store/demo/apps/${API_KEY}`);
+      expect(result).toMatchObject({ pageStatus: 200, apiStatus: 200 });
       expect(result.shop).toMatchObject({ shop: 'demo.myshopify.com', installed: true, scope: appShopify.api.config.scopes!.toString() });
       expect(installed).toEqual(['demo.myshopify.com']);
       const session = storage.sessions.get('offline_demo.myshopify.com')!;
       expect(session).toMatchObject({ shop: 'demo.myshopify.com', isOnline: false, accessToken: expect.stringMatching(/^shpat_/), refreshToken: expect.stringMatching(/^shprt_/) });
       expect(session.expires!.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
-      // shopify-app-express reconciled API webhook subscriptions during the callback.
-      expect((await ctl.operations('demo.myshopify.com')).map((e) => e.operationName)).toEqual(['shopifyApiReadWebhookSubscriptions']);
+      // A second API call uses the stored session: no second exchange.
+      expect((await callApi(await ctl.sessionToken('demo'))).status).toBe(200);
+      expect(storage.sessions.get('offline_demo.myshopify.com')!.accessToken).toBe(session.accessToken);
 
       // The app's background path: an expired token answers 401, the app refreshes through the simulator.
       const { order } = await ctl.placeOrder('demo', { fixture: 'local-phone', send: false });
@@ -476,6 +516,60 @@ describe('OAuth', () => {
       const fresh = storage.sessions.get('offline_demo.myshopify.com')!;
       expect(fresh.accessToken).not.toBe(session.accessToken);
       expect(fresh.refreshToken).not.toBe(session.refreshToken);
+
+      // Uninstall revokes the tokens; reinstalling and opening again exchanges a new one.
+      await ctl.uninstall('demo');
+      storage.sessions.clear(); // what app/uninstalled does in the app
+      const refused = await request(`${sim.url}/admin/oauth/access_token`, {
+        method: 'POST', headers: { host: 'demo.myshopify.com', 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: API_KEY, client_secret: API_SECRET, grant_type: TOKEN_EXCHANGE_GRANT, subject_token: await ctl.sessionToken('demo'), subject_token_type: ID_TOKEN_TYPE, requested_token_type: OFFLINE_TOKEN_TYPE, expiring: '1' }),
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(await refused.body.json()).toMatchObject({ error: 'invalid_subject_token' });
+      const again = await ctl.installApp({ appUrl, shop: 'demo' });
+      expect(again.apiStatus).toBe(200);
+      expect(installed).toEqual(['demo.myshopify.com', 'demo.myshopify.com']);
+      expect(storage.sessions.get('offline_demo.myshopify.com')!.accessToken).not.toBe(fresh.accessToken);
+    });
+
+    it('an expired or forged session token gets 401 with the retry header, and nothing is stored', async () => {
+      await ctl.managedInstall('forged');
+      const now = Math.floor(Date.now() / 1000);
+      const claims = { iss: 'https://forged.myshopify.com/admin', dest: 'https://forged.myshopify.com', aud: API_KEY, sub: '1', exp: now + 60, nbf: now, iat: now, jti: 'j', sid: 's' };
+      const forged = await callApi(signSessionToken(claims, 'not-the-secret'));
+      expect(forged.status).toBe(401);
+      const expired = await callApi(signSessionToken({ ...claims, exp: now - 10 }, API_SECRET));
+      expect(expired.status).toBe(401);
+      expect(storage.sessions.has('offline_forged.myshopify.com')).toBe(false);
+    });
+  });
+
+  describe('the token exchange grant', () => {
+    const grant = (shop: string, body: Record<string, unknown>) =>
+      request(`${sim.url}/admin/oauth/access_token`, { method: 'POST', headers: { host: shop, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: API_KEY, client_secret: API_SECRET, grant_type: TOKEN_EXCHANGE_GRANT, subject_token_type: ID_TOKEN_TYPE, ...body }) })
+        .then(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as any }));
+
+    it('issues expiring offline tokens and online tokens in Shopify\'s documented shapes, for an installed shop only', async () => {
+      const shop = 'grant-shop.myshopify.com';
+      const token = async () => (await ctl.openApp(shop)).sessionToken;
+      await ctl.createShop(shop);
+      expect((await ctl.openApp(shop).catch((e) => e)).status).toBe(409); // not installed
+      await ctl.managedInstall(shop, { scope: 'write_orders,read_locations' });
+      const offline = await grant(shop, { subject_token: await token(), requested_token_type: OFFLINE_TOKEN_TYPE, expiring: '1' });
+      expect(offline).toEqual({ status: 200, body: { access_token: expect.stringMatching(/^shpat_/), scope: 'write_orders,read_locations', expires_in: 3600, refresh_token: expect.stringMatching(/^shprt_/), refresh_token_expires_in: 7776000 } });
+      const nonExpiring = await grant(shop, { subject_token: await token(), requested_token_type: OFFLINE_TOKEN_TYPE, expiring: '0' });
+      expect(nonExpiring.body).toEqual({ access_token: expect.stringMatching(/^shpat_/), scope: 'write_orders,read_locations' });
+      const online = await grant(shop, { subject_token: await token(), requested_token_type: ONLINE_TOKEN_TYPE });
+      expect(online.body).toMatchObject({ access_token: expect.any(String), expires_in: 86399, associated_user_scope: 'write_orders,read_locations', associated_user: { id: 1, account_owner: true } });
+      // The session token names another shop: refused.
+      const other = await grant('other-grant.myshopify.com', { subject_token: await token(), requested_token_type: OFFLINE_TOKEN_TYPE });
+      expect(other).toMatchObject({ status: 400, body: { error: 'invalid_subject_token' } });
+      expect((await grant(shop, { subject_token: await token(), requested_token_type: 'urn:x' })).body.error_description).toMatch(/requested_token_type must be/);
+      expect((await grant(shop, { subject_token: await token(), subject_token_type: 'jwt', requested_token_type: OFFLINE_TOKEN_TYPE })).body.error_description).toMatch(/subject_token_type must be/);
+    });
+
+    it('a managed install grants exactly the scopes of shopify.app.toml', async () => {
+      expect((await ctl.managedInstall('toml-shop')).scope).toBe(DEFAULT_SCOPES);
     });
   });
 });

@@ -43,11 +43,24 @@ describe('authentication and CORS', () => {
     expect(expired.status).toBe(401);
   });
 
-  it('asks App Bridge to re-authorize when the shop has no working session', async () => {
+  it('a session token for a shop without the app: Shopify refuses the token exchange, the app answers 401 and stores nothing', async () => {
+    s.shopify.notInstalled('never-installed.myshopify.com');
     const r = await adminClient(s.app.url, 'never-installed.myshopify.com').get('/api/settings');
-    expect(r.status).toBe(403);
-    expect(r.headers.get('x-shopify-api-request-failure-reauthorize')).toBe('1');
-    expect(r.headers.get('x-shopify-api-request-failure-reauthorize-url')).toContain('/api/auth?shop=never-installed.myshopify.com');
+    expect(r.status).toBe(401);
+    expect(r.headers.get('x-shopify-retry-invalid-session-request')).toBe('1');
+    expect(await s.app.db.session.count({ where: { shop: 'never-installed.myshopify.com' } })).toBe(0);
+    expect(await s.app.db.shop.count({ where: { domain: 'never-installed.myshopify.com' } })).toBe(0);
+  });
+
+  it('a shop with the app but no stored session (Shopify-managed install): the first call exchanges the token', async () => {
+    const domain = 'first-call.myshopify.com';
+    s.shopify.shop(domain); // installed on Shopify's side only
+    const r = await adminClient(s.app.url, domain).get('/api/settings');
+    expect(r.status).toBe(200);
+    const stored = await s.app.server.services()!.database.db.session.findUniqueOrThrow({ where: { id: `offline_${domain}` } });
+    expect(stored.accessToken).toMatch(/^enc:v1:/);
+    expect(stored.refreshToken).toMatch(/^enc:v1:/);
+    expect(await s.app.db.shop.findUniqueOrThrow({ where: { domain } })).toMatchObject({ uninstalledAt: null });
   });
 
   it('lets CORS preflights from the admin extension origin through without a token', async () => {

@@ -75,7 +75,7 @@ describe('POST /api/webhooks', () => {
     expect(await app.db.webhookReceipt.count({ where: { webhookId: 'wh-tampered' } })).toBe(0);
   });
 
-  it('answers 400 when required headers are missing', async () => {
+  it('answers 400 when required headers are missing, 401 when the HMAC is', async () => {
     const noTopic = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', order, {
       webhookId: 'wh-no-topic',
       headers: { 'x-shopify-topic': undefined },
@@ -86,7 +86,7 @@ describe('POST /api/webhooks', () => {
       webhookId: 'wh-no-hmac',
       headers: { 'x-shopify-hmac-sha256': undefined },
     });
-    expect(noHmac.status).toBe(400);
+    expect(noHmac.status).toBe(401); // Shopify's compliance rules: a missing HMAC is an authentication failure
     expect(await app.db.webhookReceipt.count({ where: { webhookId: { in: ['wh-no-topic', 'wh-no-hmac'] } } })).toBe(0);
   });
 
@@ -156,7 +156,7 @@ describe('compliance topics', () => {
     expect(JSON.parse(after.orderJson)).toMatchObject({ name: '#1001', total_price: '250.00' });
   });
 
-  it('customers/data_request logs what we hold for the customer', async () => {
+  it('customers/data_request records what we hold for the customer', async () => {
     const domain = 'data-request.myshopify.com';
     const { delivery } = await seedShop(domain);
     const r = await postShopifyWebhook(app.url, 'customers/data_request', domain, {
@@ -166,8 +166,8 @@ describe('compliance topics', () => {
       data_request: { id: 9999 },
     });
     expect(r.status).toBe(200);
-    const line = app.logs.map((l) => JSON.parse(l)).find((l) => l.dataRequestId === '9999');
-    expect(line?.held).toEqual([expect.objectContaining({ deliveryId: delivery.id, shopifyOrderId: '1001' })]);
+    const record = await app.db.dataRequest.findFirstOrThrow({ where: { dataRequestId: '9999' } });
+    expect(JSON.parse(record.report).deliveries).toEqual([expect.objectContaining({ deliveryId: delivery.id, shopifyOrderId: '1001' })]);
   });
 
   it.each(['customers/data_request', 'customers/redact', 'shop/redact'])('%s with a bad HMAC gets 401', async (topic) => {

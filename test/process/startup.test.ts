@@ -77,7 +77,7 @@ describe('start-up', () => {
     await new Promise((r) => setTimeout(r, 100));
     p.child.kill('SIGTERM');
     const res = await inflight;
-    expect(res.status).toBe(400); // answered (missing Shopify headers), not dropped
+    expect(res.status).toBe(401); // answered (no HMAC: Shopify requires 401), not dropped
     const code = await p.exited;
     expect(code, p.output()).toBe(0);
   });

@@ -70,7 +70,10 @@ export interface AdminPage {
 export const APP_BRIDGE_URL = 'https://cdn.shopify.com/shopifycloud/app-bridge.js';
 export const POLARIS_URL = 'https://cdn.shopify.com/shopifycloud/polaris.js';
 
-export async function openAdmin(browser: Browser, appUrl: string, shop: string, opts: { width?: number; height?: number } = {}): Promise<AdminPage> {
+export async function openAdmin(
+  browser: Browser, appUrl: string, shop: string,
+  opts: { width?: number; height?: number; /** Where session tokens come from (default: signed here with the test secret). */ sessionToken?: () => string | Promise<string> } = {},
+): Promise<AdminPage> {
   const context = await browser.newContext({ viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 }, deviceScaleFactor: 1 });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: appUrl });
   const errors: string[] = [];
@@ -84,7 +87,7 @@ export async function openAdmin(browser: Browser, appUrl: string, shop: string, 
     return route.abort('blockedbyclient');
   });
   // What App Bridge's shopify.idToken() resolves to: a fresh session token for this shop.
-  await context.exposeFunction('__standInSessionToken', () => sessionToken(shop));
+  await context.exposeFunction('__standInSessionToken', opts.sessionToken ?? (() => sessionToken(shop)));
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   page.on('console', (m) => {

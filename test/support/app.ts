@@ -64,7 +64,8 @@ export async function startTestApp(
     url: server.url,
     config,
     env: appEnv,
-    db: services.database.db,
+    // Through the app's own client: personal data fields read decrypted (services.database.db shows them at rest).
+    db: services.ctx.db,
     ctx: services.ctx,
     server,
     logs,

@@ -4,10 +4,15 @@
 // (the sandbox courier, the app itself on 127.0.0.1) passes through to the real network.
 import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { handleAdminGraphql, SimShop } from '../../web/shop-sim/admin-graphql.ts';
+import { TOKEN_EXCHANGE_GRANT, verifySessionToken } from '../../web/shop-sim/server.ts';
+import { TEST_API_KEY, TEST_API_SECRET } from './app.ts';
 
 export interface FakeShopify {
   agent: MockAgent;
+  /** The shop with the app installed (created on first use). */
   shop(domain: string): SimShop;
+  /** A shop without the app: Shopify refuses token exchange for it. */
+  notInstalled(domain: string): void;
   restore(): Promise<void>;
 }
 
@@ -17,6 +22,25 @@ export function fakeShopify(): FakeShopify {
   agent.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
   setGlobalDispatcher(agent);
   const shops = new Map<string, SimShop>();
+
+  // Token exchange, as Shopify answers it: a shop with the app gets its offline token;
+  // a shop without it, or an invalid session token, gets 400 invalid_subject_token.
+  function tokenExchange(domain: string, sim: SimShop | null) {
+    agent
+      .get(`https://${domain}`)
+      .intercept({ path: '/admin/oauth/access_token', method: 'POST' })
+      .reply((opts) => {
+        const body = JSON.parse(String(opts.body)) as Record<string, string>;
+        const checked = verifySessionToken(body.subject_token ?? '', { apiKey: TEST_API_KEY, apiSecret: TEST_API_SECRET, shop: domain });
+        const json = (statusCode: number, data: unknown) => ({ statusCode, data: JSON.stringify(data), responseOptions: { headers: { 'content-type': 'application/json' } } });
+        if (body.grant_type !== TOKEN_EXCHANGE_GRANT || 'error' in checked || !sim) {
+          return json(400, { error: 'invalid_subject_token', error_description: 'error' in checked ? checked.error : 'the app is not installed on this shop' });
+        }
+        return json(200, { access_token: sim.accessToken, scope: 'write_orders', expires_in: 3600, refresh_token: `shprt_fake_${domain}`, refresh_token_expires_in: 7776000 });
+      })
+      .persist();
+  }
+
   return {
     agent,
     shop(domain: string) {
@@ -37,8 +61,12 @@ export function fakeShopify(): FakeShopify {
             return { statusCode: r.status, data: JSON.stringify(r.body), responseOptions: { headers: { 'content-type': 'application/json' } } };
           })
           .persist();
+        tokenExchange(domain, sim);
       }
       return s;
+    },
+    notInstalled(domain: string) {
+      tokenExchange(domain, null);
     },
     async restore() {
       setGlobalDispatcher(previous);

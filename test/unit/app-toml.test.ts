@@ -22,4 +22,14 @@ describe('shopify.app.toml', () => {
     expect(topics.sort()).toEqual(handled.sort());
     expect([...toml.matchAll(/^uri\s*=\s*"([^"]+)"/gm)].map((m) => m[1])).toEqual(['/api/webhooks', '/api/webhooks']);
   });
+
+  it("the admin extension's api_version is the one its @shopify/ui-extensions version implements", () => {
+    const ext = readFileSync(join(ROOT, 'extensions/order-delivery-block/shopify.extension.toml'), 'utf8');
+    const apiVersion = ext.match(/^api_version\s*=\s*"(\d{4}-\d{2})"/m)![1]!;
+    const range = JSON.parse(readFileSync(join(ROOT, 'extensions/order-delivery-block/package.json'), 'utf8')).dependencies['@shopify/ui-extensions'] as string;
+    const installed = JSON.parse(readFileSync(join(ROOT, 'node_modules/@shopify/ui-extensions/package.json'), 'utf8')).version as string;
+    const asApiVersion = (v: string) => v.replace(/^\D*/, '').split('.').slice(0, 2).map((n, i) => (i ? n.padStart(2, '0') : n)).join('-');
+    expect(asApiVersion(range)).toBe(apiVersion);
+    expect(asApiVersion(installed)).toBe(apiVersion);
+  });
 });

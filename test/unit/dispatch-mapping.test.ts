@@ -64,7 +64,6 @@ describe('mapOrderToRequest', () => {
     ['an unmapped location falls back to the default store', {}, { locationId: '71000000009' }, (q) => q.pickup.storeId, 'store_default'],
     ['a local-format phone is made international', { shipping_address: { phone: '082 555 1234' } }, {}, (q) => q.dropoff.phone, '+27825551234'],
     ['no address phone: the order phone', { shipping_address: { phone: null }, phone: '0215550000' }, {}, (q) => q.dropoff.phone, '+27215550000'],
-    ['no address or order phone: the customer phone', { shipping_address: { phone: null }, phone: null }, {}, (q) => q.dropoff.phone, '+27825551234'],
     ['a corrected phone wins', { shipping_address: { phone: '0825' } }, { overrides: { phone: '0831234567' } }, (q) => q.dropoff.phone, '+27831234567'],
     ['corrected coordinates win', { shipping_address: { latitude: null, longitude: null } }, { overrides: { latitude: -33.9249, longitude: 18.4241 } }, (q) => [q.dropoff.latitude, q.dropoff.longitude], [-33.9249, 18.4241]],
     ['the weight sums shippable lines when total_weight is absent', { total_weight: null }, {}, (q) => q.package.weightKg, '2.35'],
@@ -87,7 +86,9 @@ describe('mapOrderToRequest', () => {
     ['no coordinates', { shipping_address: { latitude: null, longitude: null } }, {}, 'missing_coordinates', 'Shipping address has no coordinates'],
     ['coordinates 0,0', { shipping_address: { latitude: 0, longitude: 0 } }, {}, 'missing_coordinates', 'Shipping address has no coordinates'],
     ['a short phone', { shipping_address: { phone: '0825' }, phone: null, customer: { phone: null } }, {}, 'invalid_phone', "Phone '0825' is not a valid ZA number"],
-    ['no phone anywhere', { shipping_address: { phone: null }, phone: null, customer: { phone: null } }, {}, 'missing_phone', 'No phone number on the shipping address, order or customer'],
+    ['no phone anywhere', { shipping_address: { phone: null }, phone: null, customer: { phone: null } }, {}, 'missing_phone', 'No phone number on the shipping address or the order'],
+    // The customer's contact details need read_customers and are deprecated: never used.
+    ['only the customer has a phone', { shipping_address: { phone: null }, phone: null, customer: { id: 1, phone: '0825551234' } }, {}, 'missing_phone', 'No phone number on the shipping address or the order'],
     ['no street or city', { shipping_address: { address1: null, city: '' } }, {}, 'incomplete_address', 'Shipping address has no street address, city'],
     ['no pickup store', {}, { pickupStoreId: null, locationStores: {} }, 'missing_pickup_store', 'No pickup store is set for the test environment'],
     ['an invalid total', { total_price: 'free' }, {}, 'invalid_amount', "Order total 'free ZAR' is not a valid amount"],

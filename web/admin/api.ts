@@ -22,6 +22,7 @@ import { DELIVERY_STATUSES } from '../dispatch/status.ts';
 import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { isStorable, storableDate } from '../security/text.ts';
+import { DataRequestNotFound, exportDataRequest, listDataRequests } from '../privacy/data-requests.ts';
 import {
   applySettingsPatch,
   ENVIRONMENTS,
@@ -232,6 +233,18 @@ export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
     res.json(await quoteFor(ctx, domain, order, d ? OverridesSchema.parse(JSON.parse(d.overridesJson || '{}')) : {}));
   });
 
+  // --- customers/data_request records -----------------------------------------------------------
+
+  r.get('/data-requests', async (_req, res) => {
+    res.json({ dataRequests: await listDataRequests(ctx.db, shopOf(res)) });
+  });
+
+  r.get('/data-requests/:id', async (req, res) => {
+    const exported = await exportDataRequest(ctx.db, shopOf(res), String(req.params.id));
+    res.setHeader('Content-Disposition', `attachment; filename="data-request-${exported.id}.json"`);
+    res.json(exported);
+  });
+
   r.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });
@@ -246,7 +259,7 @@ function apiErrors(err: unknown, _req: Request, res: Response, next: NextFunctio
   if (err instanceof ApiError) return void res.status(err.status).json(err.errors ? { error: err.message, errors: err.errors } : { error: err.message });
   if (err instanceof SettingsValidationError) return void res.status(422).json({ error: 'Some settings are not valid', errors: err.fields });
   if (err instanceof ActionError) return void res.status(err.status).json({ error: err.message });
-  if (err instanceof ShopNotFoundError) return void res.status(404).json({ error: err.message });
+  if (err instanceof ShopNotFoundError || err instanceof DataRequestNotFound) return void res.status(404).json({ error: err.message });
   if (err instanceof MissingCredentialsError) return void res.status(422).json({ error: err.message });
   if (err instanceof DeliveryApiError) {
     const status = err.kind === 'transient' || err.kind === 'bad_response' ? 502 : 422;
@@ -513,8 +526,8 @@ async function deliveryDetail(ctx: AppContext, domain: string, id: string) {
       const o = snapshotOf(d.orderJson);
       const a = o.shipping_address;
       dropoff = a
-        ? { name: a.name, address1: a.address1, address2: a.address2, city: a.city, province: a.province, zip: a.zip, countryCode: a.country_code, phone: a.phone ?? o.phone ?? o.customer?.phone ?? null, latitude: a.latitude, longitude: a.longitude }
-        : { name: null, address1: null, address2: null, city: null, province: null, zip: null, countryCode: null, phone: o.phone ?? o.customer?.phone ?? null, latitude: null, longitude: null };
+        ? { name: a.name, address1: a.address1, address2: a.address2, city: a.city, province: a.province, zip: a.zip, countryCode: a.country_code, phone: a.phone ?? o.phone ?? null, latitude: a.latitude, longitude: a.longitude }
+        : { name: null, address1: null, address2: null, city: null, province: null, zip: null, countryCode: null, phone: o.phone ?? null, latitude: null, longitude: null };
     } catch {
       dropoff = null;
     }

@@ -2,9 +2,11 @@
 //
 // The embedded pages and the order block send App Bridge session tokens
 // (`Authorization: Bearer <JWT>`). shopify-app-express checks the token
-// (signature with the API secret, audience, expiry), loads the shop's offline
-// session and checks it still works; the shop it names is the only shop a
-// request can read or change (res.locals.shop).
+// (signature with the API secret, audience, expiry) and loads the shop's
+// offline session; with none (Shopify-managed installation, first open) or an
+// expired one it exchanges the session token for a new offline token (token
+// exchange, web/shopify/app.ts). The shop it names is the only shop a request
+// can read or change (res.locals.shop).
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Shopify } from '../shopify/app.ts';

@@ -34,6 +34,7 @@ export const STATUS_LABELS: Record<DeliveryStatus, string> = {
 /** Reason code → a plain-words title and what the merchant can do about it. */
 export const REASONS: Record<ReasonCode, { title: string; hint: string }> = {
   cancelled: { title: 'Order cancelled', hint: 'The order was cancelled in Shopify, so it will not be sent.' },
+  shop_uninstalled: { title: 'App uninstalled', hint: 'The app was uninstalled from the shop before this order was sent.' },
   test_order_live: { title: 'Test order', hint: 'Test orders are never sent to the live courier.' },
   test_order: { title: 'Test order', hint: 'Test orders are not dispatched. Change this under dispatch rules.' },
   nothing_to_ship: { title: 'Nothing to ship', hint: 'No item on the order needs shipping.' },

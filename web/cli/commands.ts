@@ -35,6 +35,8 @@ import { readSecret } from './secrets.ts';
 export { CliError } from './errors.ts';
 import { CliError } from './errors.ts';
 import { checkCourierUrl, courierUrlPolicy } from '../delivery/address-policy.ts';
+import { DataRequestNotFound, exportDataRequest, listDataRequests } from '../privacy/data-requests.ts';
+import { reencryptPersonalData } from '../db/protected-data.ts';
 
 interface Command {
   summary: string;
@@ -311,6 +313,27 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
+  'data-requests': {
+    summary: "customers' data requests (customers/data_request); with an id, export that report as JSON",
+    usage: 'data-requests <shop> [<id>]',
+    async run(rt, args) {
+      const { values, positionals } = parse(args, {}, 2);
+      const shop = shopArg(positionals[0]);
+      if (positionals[1]) {
+        try {
+          return rt.out(JSON.stringify(await exportDataRequest(rt.ctx.db, shop, positionals[1]), null, 2));
+        } catch (e) {
+          if (e instanceof DataRequestNotFound) throw new CliError(e.message);
+          throw e;
+        }
+      }
+      const rows = await listDataRequests(rt.ctx.db, shop);
+      if (values.json) return rt.out(JSON.stringify(rows));
+      if (!rows.length) return rt.out(`No data requests for ${shop}.`);
+      rt.out(table([['ID', 'RECEIVED', 'CUSTOMER', 'DELIVERIES', 'EXPORTED'], ...rows.map((r) => [r.id, r.receivedAt, r.customerId ?? '-', String(r.deliveries), r.exportedAt ?? '-'])]));
+    },
+  },
+
   delivery: {
     summary: 'one delivery with its timeline',
     usage: 'delivery <shop> <delivery|order id|#name>',
@@ -435,7 +458,8 @@ export const COMMANDS: Record<string, Command> = {
     async run(rt, args) {
       parse(args, {}, 0);
       const r = await reencryptSecrets(rt.ctx.db, rt.ctx.box);
-      rt.out(`Re-encrypted ${r.environments} courier environment(s) and ${r.sessions} session(s). The previous key can now be removed.`);
+      const personal = await reencryptPersonalData(rt.ctx.database.db, rt.ctx.box);
+      rt.out(`Re-encrypted ${r.environments} courier environment(s), ${r.sessions} session(s) and ${personal} record(s) of personal data. The previous key can now be removed.`);
     },
   },
 };

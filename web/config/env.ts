@@ -4,8 +4,9 @@
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '../db/url.ts';
 
-export const DEFAULT_SCOPES =
-  'read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,read_fulfillments,write_fulfillments,read_locations';
+// Only what the operations need (test/unit/shopify-contract.test.ts checks against Shopify's
+// published requirements); a write scope grants its read scope.
+export const DEFAULT_SCOPES = 'write_orders,write_merchant_managed_fulfillment_orders,write_fulfillments,read_locations';
 
 // Placeholders that let a fresh clone start in development with no Shopify app.
 const DEV_API_KEY = 'dev-api-key';
@@ -58,6 +59,8 @@ const schema = z
     // How long a replaced courier webhook secret is still accepted (hours; 0 = not at all).
     WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number({ error: 'expected hours' }).min(0).max(24 * 30).default(24),
     COURIER_LIVE_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the https base URL of the courier live API' }).optional(),
+    // Personal data of deliveries in a final state is erased this many days after their last change.
+    PERSONAL_DATA_RETENTION_DAYS: z.coerce.number({ error: 'expected a number of days' }).int().min(1, 'expected at least 1 day').max(3_650).default(90),
   });
 
 // Checked on the raw environment, not inside the schema: zod skips an object's
@@ -101,6 +104,8 @@ export interface AppConfig {
   reconcileIntervalMs: number;
   /** How long a replaced courier webhook secret is still accepted. */
   webhookSecretOverlapMs: number;
+  /** Days after which a final delivery's personal data is erased. */
+  personalDataRetentionDays: number;
 }
 
 /** Its message has one line per problem. */
@@ -133,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+    personalDataRetentionDays: e.PERSONAL_DATA_RETENTION_DAYS,
     jobTimeoutSeconds: e.JOB_TIMEOUT_SECONDS,
     webhookSecretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
     shopSimulatorUrl: e.SHOP_SIMULATOR_URL?.replace(/\/+$/, '') ?? null,

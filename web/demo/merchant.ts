@@ -52,7 +52,7 @@ export async function onboardShop(
   const shop = shopDomain(shopName);
   const step = opts.onStep ?? (() => {});
   const install = await stack.sim.installApp({ appUrl: stack.urls.app, shop });
-  step(`installed the app on ${shop} through OAuth (callback HTTP ${install.callbackStatus}, scopes ${install.shop.scope ?? '?'})`);
+  step(`installed the app on ${shop} (Shopify-managed; first open HTTP ${install.pageStatus}, token exchange on the first API call, scopes ${install.shop.scope ?? '?'})`);
 
   // The courier account exists at the courier before the merchant enters it in the app.
   await stack.courier.putApp(account.clientId, { clientSecret: account.clientSecret, storeIds: ['store_sandbox_001', 'store_sandbox_002'], webhook: null });

@@ -59,6 +59,8 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   // Superseded (a newer generation), already done, or cancelled meanwhile: nothing to do.
   if (!d || d.generation !== job.generation || d.status !== 'PENDING') return;
   const log = ctx.log.child({ deliveryId: d.id, shop: d.shop.domain, orderName: d.orderName, attempt });
+  // Queued before the app was uninstalled: book nothing for a shop that no longer has the app.
+  if (d.shop.uninstalledAt) return attention(ctx, d, 'shop_uninstalled', 'The app was uninstalled from this shop; the order was not sent to the courier');
   const env = (d.environment ?? 'test') as EnvironmentName;
   const settings = parseStoredSettings(d.shop.settings);
   const order = parseOrderSnapshot(JSON.parse(d.orderJson));
@@ -222,16 +224,18 @@ export async function runWriteback(ctx: AppContext, job: DeliveryJobData): Promi
   const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
   if (!d || !d.courierOrderId) return;
   const orderGid = `gid://shopify/Order/${d.shopifyOrderId}`;
-  await setOrderMetafields(ctx.admin, d.shop.domain, orderGid, {
+  // The order's `currency` is the shop's currency (REST orders/paid); unknown once personal data was erased.
+  const shopCurrency = d.redactedAt ? null : parseOrderSnapshot(JSON.parse(d.orderJson)).currency || null;
+  const priceProblem = await setOrderMetafields(ctx.admin, d.shop.domain, orderGid, {
     status: (d.courierStatus ?? d.courierOrderStatus ?? d.status).toString(),
     jobId: d.dispatchJobId,
     courierOrderId: d.courierOrderId,
     price: d.deliveryPrice,
     currency: d.currency,
-  });
+  }, { shopCurrency });
   await addOrderTag(ctx.admin, d.shop.domain, orderGid);
   await ctx.db.delivery.update({ where: { id: d.id }, data: { writebackPending: false } });
-  await addEvent(ctx.db, d.id, { kind: 'writeback', source: 'shopify', message: 'Shopify order updated: delivery metafields and tag' });
+  await addEvent(ctx.db, d.id, { kind: 'writeback', source: 'shopify', message: `Shopify order updated: delivery metafields and tag${priceProblem ? ` (${priceProblem})` : ''}` });
 }
 
 export function reasonForCourierError(e: DeliveryApiError): ReasonCode {

@@ -63,7 +63,7 @@ export function mapOrderToRequest(order: OrderSnapshot, ctx: MappingContext): Ma
   if (!validCoordinates(lat, lng)) problems.push({ code: 'missing_coordinates', message: 'Shipping address has no coordinates' });
 
   // dropoff.phone: international format, parsed in the destination country.
-  const phone = normalisePhone(ctx.overrides.phone ? [ctx.overrides.phone] : [addr.phone, order.phone, order.customer?.phone], country);
+  const phone = normalisePhone(ctx.overrides.phone ? [ctx.overrides.phone] : [addr.phone, order.phone], country);
   if ('problem' in phone) problems.push(phone.problem);
 
   if (problems.length) return { ok: false, problems };
@@ -71,7 +71,7 @@ export function mapOrderToRequest(order: OrderSnapshot, ctx: MappingContext): Ma
   // package.weightKg: the order's total weight, else the sum of its shippable lines, else the default.
   const grams = orderGrams(order) || gramsOf(ctx.settings.package.defaultWeightKg);
 
-  const email = order.email ?? order.contact_email ?? order.customer?.email;
+  const email = order.email ?? order.contact_email;
   const request: CreateOrderRequest = {
     // reference: the Shopify order id (numeric, as a string); the courier echoes it and can look it up.
     reference: orderIdOf(order),
@@ -147,7 +147,7 @@ function validCoordinates(lat: number | null | undefined, lng: number | null | u
 /** The first candidate that is a valid number in the destination country, as E.164. */
 export function normalisePhone(candidates: Array<string | null | undefined>, country: string | null): { e164: string } | { problem: Problem } {
   const present = candidates.map((c) => c?.trim()).filter((c): c is string => !!c);
-  if (present.length === 0) return { problem: { code: 'missing_phone', message: 'No phone number on the shipping address, order or customer' } };
+  if (present.length === 0) return { problem: { code: 'missing_phone', message: 'No phone number on the shipping address or the order' } };
   const region = (country ?? undefined) as CountryCode | undefined;
   for (const raw of present) {
     const p = parsePhoneNumberFromString(raw, region);

@@ -44,7 +44,8 @@ export const OrderSnapshotSchema = z.object({
   financial_status: optText,
   total_weight: optNumber,
   location_id: id.nullish(),
-  customer: z.object({ id: id.nullish(), email: optText, phone: optText }).nullish(),
+  // Only the id (to find a customer's deliveries for customers/redact): contact details come from the order itself.
+  customer: z.object({ id: id.nullish() }).nullish(),
   shipping_address: AddressSchema.nullish(),
   shipping_lines: z
     .array(z.object({ title: optText, code: optText, source: optText }))

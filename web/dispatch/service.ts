@@ -69,11 +69,16 @@ function readOrder(payload: unknown, log: Logger): OrderSnapshot | null {
 
 /** orders/paid: record the order once and queue its dispatch, or record why it is skipped. */
 export function ordersPaidHandler(queue: JobQueue): TopicHandler {
-  return async ({ tx, shop, payload, log, afterCommit }) => {
+  return async ({ tx, shop, payload, log, afterCommit, ignore }) => {
     const order = readOrder(payload, log);
     if (!order) return;
     // The hot path: keep the transaction to a few statements (it holds SQLite's single writer).
-    const shopRow = (await tx.shop.findUnique({ where: { domain: shop } })) ?? (await ensureShop(tx, shop));
+    // Only an installed shop books: never installed, uninstalled or redacted shops get no row and no booking.
+    const shopRow = await tx.shop.findUnique({ where: { domain: shop } });
+    if (!shopRow || shopRow.uninstalledAt) {
+      ignore(shopRow ? 'the app is uninstalled from this shop' : 'the app is not installed on this shop');
+      return;
+    }
     const shopifyOrderId = orderIdOf(order);
     const existing = await tx.delivery.findUnique({ where: { shopId_shopifyOrderId: { shopId: shopRow.id, shopifyOrderId } }, select: { id: true, status: true } });
     if (existing) {

@@ -28,6 +28,7 @@ export const ACTIONABLE: readonly DeliveryStatus[] = ['SKIPPED', 'NEEDS_ATTENTIO
 
 export type ReasonCode =
   | 'cancelled'
+  | 'shop_uninstalled'
   | 'test_order_live'
   | 'test_order'
   | 'nothing_to_ship'

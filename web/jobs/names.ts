@@ -12,6 +12,8 @@ export const JOBS = {
   rematch: 'courier-rematch',
   /** Periodic: ask the courier about quiet deliveries (web/fulfillment/reconcile.ts). */
   reconcile: 'reconcile',
+  /** Periodic: erase personal data of final deliveries past the retention period (web/privacy/erase.ts). */
+  retention: 'personal-data-retention',
 } as const;
 
 export interface DispatchJobData {

@@ -1,10 +1,14 @@
-// An in-memory stand-in for a Shopify shop's Admin GraphQL API. It answers
-// exactly the operations in web/shopify/operations.ts, by operation name, with
-// Shopify's documented response shapes (userErrors included), and rejects any
-// other operation with a GraphQL error so a new app query cannot pass unnoticed.
+// An in-memory stand-in for a Shopify shop's Admin GraphQL API. Every request
+// is first validated, query and variables, against Shopify's published Admin
+// schema (web/shop-sim/contract.ts) and refused with Shopify-style GraphQL
+// errors when invalid. It then answers exactly the operations in
+// web/shopify/operations.ts, by operation name, with Shopify's documented
+// response shapes (userErrors included), and rejects any other operation with
+// a GraphQL error so a new app query cannot pass unnoticed.
 // Used in-process behind undici's MockAgent by tests, and over HTTP by the
 // shop simulator (npm run shop-sim).
 import { randomInt } from 'node:crypto';
+import { validateOperation } from './contract.ts';
 
 export interface SimLineItem {
   id: string; // fulfillment order line item id (numeric)
@@ -70,6 +74,8 @@ const idOf = (g: unknown) => String(g ?? '').split('/').pop() ?? '';
 export class SimShop {
   readonly domain: string;
   accessToken: string;
+  /** The shop's currency: money metafields must be in it. */
+  currency = 'ZAR';
   readonly orders = new Map<string, SimOrder>();
   readonly locations: SimLocation[];
   readonly log: OperationLogEntry[] = [];
@@ -183,7 +189,6 @@ const HANDLERS: Record<string, Handler> = {
           cancelledAt: p.cancelled_at ?? null, sourceName: p.source_name ?? 'web', currencyCode: p.currency,
           totalPriceSet: { shopMoney: { amount: String(p.total_price), currencyCode: p.currency } },
           totalWeight: p.total_weight === undefined || p.total_weight === null ? null : String(p.total_weight),
-          customer: p.customer ? { id: gid('Customer', String(p.customer.id)), email: p.customer.email ?? null, phone: p.customer.phone ?? null } : null,
           shippingAddress: a
             ? {
                 name: a.name ?? null, firstName: a.first_name ?? null, lastName: a.last_name ?? null, company: a.company ?? null,
@@ -281,10 +286,26 @@ const HANDLERS: Record<string, Handler> = {
   MetafieldsSet(shop, v) {
     const injected = userErrors(shop, 'MetafieldsSet', ['metafields']);
     if (injected.length) return { data: { metafieldsSet: { metafields: null, userErrors: injected.map((e) => ({ ...e, code: 'INVALID' })) } }, userErrors: true };
-    const out = [];
+    // All or nothing, as Shopify's metafieldsSet: one invalid entry and none is written.
+    const refuse = (i: number, field: string, message: string, code: string) =>
+      ({ data: { metafieldsSet: { metafields: null, userErrors: [{ field: ['metafields', String(i), field], message, code }] } }, userErrors: true });
+    const entries: Array<{ o: SimOrder; m: any }> = [];
     for (const [i, m] of (v.metafields ?? []).entries()) {
       const o = shop.order(m.ownerId);
-      if (!o) return { data: { metafieldsSet: { metafields: null, userErrors: [{ field: ['metafields', String(i), 'ownerId'], message: 'Owner does not exist.', code: 'INVALID' }] } }, userErrors: true };
+      if (!o) return refuse(i, 'ownerId', 'Owner does not exist.', 'INVALID');
+      if (m.type === 'money') {
+        let money: any;
+        try {
+          money = JSON.parse(m.value);
+        } catch {
+          return refuse(i, 'value', 'Value is invalid JSON.', 'INVALID_VALUE');
+        }
+        if (money?.currency_code !== shop.currency) return refuse(i, 'value', `Value currency code must be the shop currency (${shop.currency}).`, 'INVALID_VALUE');
+      }
+      entries.push({ o, m });
+    }
+    const out = [];
+    for (const { o, m } of entries) {
       o.metafields[`${m.namespace}.${m.key}`] = { namespace: m.namespace, key: m.key, type: m.type, value: m.value };
       out.push({ key: m.key, namespace: m.namespace, value: m.value });
     }
@@ -345,6 +366,11 @@ export function handleAdminGraphql(shop: SimShop, accessToken: string | null | u
       status: 200,
       body: { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }], extensions: cost(10, 2) },
     };
+  }
+  const invalid = validateOperation(req.query ?? '', variables, req.operationName);
+  if (invalid.length) {
+    entry.outcome = 'rejected';
+    return { status: 200, body: { errors: invalid } };
   }
   const handler = HANDLERS[operationName];
   if (!handler) {

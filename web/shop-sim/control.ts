@@ -19,12 +19,13 @@ export class ShopSimControlError extends Error {
 
 export interface InstallResult {
   shop: ShopView;
-  /** Where the app sent the merchant after its OAuth callback (e.g. the embedded app URL in admin.shopify.com). */
-  finalLocation: string | null;
-  callbackStatus: number;
+  /** The embedded page's status on first open (200: served at once). */
+  pageStatus: number;
+  /** The first /api call's status (200: the session token was exchanged). */
+  apiStatus: number;
 }
 
-// A browser's user agent: @shopify/shopify-api refuses OAuth requests from bots.
+// A browser's user agent, as the admin iframe's requests carry.
 const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 const enc = encodeURIComponent;
@@ -153,46 +154,41 @@ export class ShopSimControl {
   }
 
   /**
-   * Installs the app on a shop through the app's own OAuth routes, as a merchant's
-   * browser would: GET {appUrl}/api/auth?shop= → the simulator's authorize (auto-approved)
-   * → the app's callback with the state cookie, where the app exchanges the code at
-   * https://<shop>/admin/oauth/access_token (which needs the app routed here:
-   * SHOP_SIMULATOR_URL). The callback is requested at appUrl's origin whatever host the
-   * app put in redirect_uri (its SHOPIFY_APP_URL may be a tunnel name).
+   * Installs the app as Shopify does for an app with scopes in shopify.app.toml
+   * (Shopify-managed installation), then opens it as the merchant would: the
+   * embedded page at {appUrl}/?embedded=1&shop=&host=&id_token=... must answer
+   * 200 (no OAuth redirect, no /exitiframe), and the first /api call with the
+   * App Bridge session token makes the app exchange it at
+   * https://<shop>/admin/oauth/access_token (the app must be routed here:
+   * SHOP_SIMULATOR_URL). Pages and the API are requested at appUrl's origin.
    */
-  async installApp(opts: { appUrl: string; shop: string; authPath?: string }): Promise<InstallResult> {
+  async installApp(opts: { appUrl: string; shop: string; apiPath?: string }): Promise<InstallResult> {
     const appUrl = opts.appUrl.replace(/\/+$/, '');
     const shop = opts.shop.includes('.') ? opts.shop : `${opts.shop}.myshopify.com`;
-    const cookies = new Map<string, string>();
-    const get = async (url: string, step: string) => {
-      const headers: Record<string, string> = { 'user-agent': BROWSER_UA, accept: 'text/html,application/json' };
-      if (cookies.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-      const res = await request(url, { method: 'GET', headers });
-      const body = await res.body.text();
-      const set = res.headers['set-cookie'];
-      for (const c of Array.isArray(set) ? set : set ? [set] : []) {
-        const [pair] = c.split(';');
-        const i = pair!.indexOf('=');
-        if (i > 0) cookies.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
-      }
-      const location = res.headers.location;
-      return { status: res.statusCode, location: typeof location === 'string' ? location : null, body, step };
-    };
-    const fail = (r: { status: number; body: string; step: string; location: string | null }, expected: string): never => {
-      throw new Error(`install ${shop}: ${r.step} answered HTTP ${r.status}${r.location ? ` → ${r.location}` : ''} (expected ${expected}): ${r.body.slice(0, 300)}`);
-    };
-
-    const begin = await get(`${appUrl}${opts.authPath ?? '/api/auth'}?shop=${enc(shop)}`, 'the app\'s auth begin');
-    if (begin.status !== 302 || !begin.location || !/^https:\/\/[^/]+\.myshopify\.com\/admin\/oauth\/authorize\?/.test(begin.location)) {
-      fail(begin, `a redirect to https://${shop}/admin/oauth/authorize`);
-    }
-    const grant = await get(this.simulatorUrlFor(begin.location!), 'the simulator\'s authorize');
-    if (grant.status !== 302 || !grant.location) fail(grant, 'a redirect to the app\'s callback');
-    const cb = new URL(grant.location!);
-    const callback = await get(`${new URL(appUrl).origin}${cb.pathname}${cb.search}`, 'the app\'s auth callback');
-    if (callback.status >= 400) fail(callback, 'a 2xx or 3xx');
+    await this.#call<ShopView>('POST', `/shops/${enc(shop)}/install`, {});
+    const opened = await this.openApp(shop);
+    const pageUrl = new URL(opened.url);
+    const page = await request(`${new URL(appUrl).origin}${pageUrl.pathname}${pageUrl.search}`, { headers: { 'user-agent': BROWSER_UA, accept: 'text/html' } });
+    const pageBody = await page.body.text();
+    if (page.statusCode !== 200) throw new Error(`install ${shop}: the embedded page answered HTTP ${page.statusCode} ${String(page.headers.location ?? '')} (expected 200): ${pageBody.slice(0, 300)}`);
+    const api = await request(`${appUrl}${opts.apiPath ?? '/api/settings'}`, { headers: { authorization: `Bearer ${opened.sessionToken}`, accept: 'application/json' } });
+    const apiBody = await api.body.text();
+    if (api.statusCode !== 200) throw new Error(`install ${shop}: the first API call answered HTTP ${api.statusCode} (expected 200 after token exchange): ${apiBody.slice(0, 300)}`);
     const view = await this.shop(shop);
-    if (!view.installed) throw new Error(`install ${shop}: the app's callback answered HTTP ${callback.status} but never exchanged the code for a token`);
-    return { shop: view, finalLocation: callback.location, callbackStatus: callback.status };
+    if (!view.accessTokenExpiresAt) throw new Error(`install ${shop}: the app answered but never exchanged its session token for an expiring offline token`);
+    return { shop: view, pageStatus: page.statusCode, apiStatus: api.statusCode };
+  }
+
+  /** Shopify-managed installation only (no token until the app exchanges a session token). */
+  managedInstall(shop: string, opts: { scope?: string } = {}) {
+    return this.#call<ShopView>('POST', `/shops/${enc(shop)}/install`, opts);
+  }
+  /** What the admin loads when the merchant opens the app: the embedded URL (signed, with id_token) and that session token. */
+  openApp(shop: string, opts: { path?: string; userId?: string } = {}) {
+    return this.#call<{ url: string; sessionToken: string; expiresAt: string }>('POST', `/shops/${enc(shop)}/open`, opts);
+  }
+  /** A fresh App Bridge session token for the shop (shopify.idToken()). */
+  async sessionToken(shop: string): Promise<string> {
+    return (await this.#call<{ sessionToken: string }>('POST', `/shops/${enc(shop)}/session-token`, {})).sessionToken;
   }
 }

@@ -4,7 +4,8 @@
 //
 //   POST /admin/api/<version>/graphql.json   Admin GraphQL (web/shop-sim/admin-graphql.ts)
 //   GET  /admin/oauth/authorize              OAuth grant: auto-approves, 302 to redirect_uri, signed
-//   POST /admin/oauth/access_token           code or refresh_token → expiring offline token
+//   POST /admin/oauth/access_token           code, refresh_token, or token exchange (App Bridge session
+//                                            token → offline or online access token)
 //   /_sim/...                                control API (JSON, no auth, loopback only; see CONTROL_ROUTES)
 //
 // The shop is the request's Host (the app's routed traffic arrives with
@@ -16,13 +17,14 @@
 // X-Shopify-* headers, and are retried on non-2xx or network errors with the
 // same webhook id, as Shopify does (on a shorter schedule).
 import http from 'node:http';
-import { createHmac, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import type { Logger } from '../ops/logger.ts';
+import { adminSchema, sampleWebhookPayload } from './contract.ts';
 import {
   handleAdminGraphql, SimShop, SUPPORTED_OPERATIONS, USER_ERROR_OPERATIONS,
   type SimFulfillment, type SimOrder, type OperationLogEntry,
@@ -39,6 +41,62 @@ const MAX_BODY = 2 * 1024 * 1024;
 const MAX_DELIVERIES = 5000;
 const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
 const INVALID_TOKEN = '[API] Invalid API key or access token (unrecognized login or wrong password)';
+/** Shopify's token exchange grant (https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/token-exchange). */
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
+export const OFFLINE_TOKEN_TYPE = 'urn:shopify:params:oauth:token-type:offline-access-token';
+export const ONLINE_TOKEN_TYPE = 'urn:shopify:params:oauth:token-type:online-access-token';
+/** Shopify's session tokens live one minute. */
+const SESSION_TOKEN_TTL_SEC = 60;
+const ONLINE_TOKEN_TTL_SEC = 86_399;
+const APP_TOML = fileURLToPath(new URL('../../shopify.app.toml', import.meta.url));
+
+/** The access scopes shopify.app.toml declares: what a Shopify-managed installation grants. */
+export function declaredScopes(file = APP_TOML): string {
+  try {
+    const toml = readFileSync(file, 'utf8');
+    const section = toml.slice(toml.indexOf('[access_scopes]'));
+    return /^\s*scopes\s*=\s*"([^"]*)"/m.exec(section)?.[1] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+const b64url = (v: string | Buffer) => Buffer.from(v).toString('base64url');
+
+/** An App Bridge session token as Shopify issues it: HS256 under the app's secret. */
+export function signSessionToken(claims: Record<string, unknown>, secret: string): string {
+  const head = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const body = b64url(JSON.stringify(claims));
+  return `${head}.${body}.${createHmac('sha256', secret).update(`${head}.${body}`).digest('base64url')}`;
+}
+
+/** Verifies a session token; returns its claims or why it is not valid. */
+export function verifySessionToken(token: string, o: { apiKey: string; apiSecret: string; shop: string; now?: number }): { claims: Record<string, any> } | { error: string } {
+  const parts = token.split('.');
+  if (parts.length !== 3) return { error: 'not a JWT' };
+  const expected = createHmac('sha256', o.apiSecret).update(`${parts[0]}.${parts[1]}`).digest();
+  const given = Buffer.from(parts[2]!, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { error: 'signature does not verify with the app secret' };
+  let claims: Record<string, any>;
+  try {
+    claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+  } catch {
+    return { error: 'payload is not JSON' };
+  }
+  const now = Math.floor((o.now ?? Date.now()) / 1000);
+  if (claims.aud !== o.apiKey) return { error: 'aud is not this app\'s client id' };
+  if (typeof claims.exp !== 'number' || claims.exp <= now) return { error: 'the session token has expired' };
+  if (typeof claims.nbf === 'number' && claims.nbf > now + 5) return { error: 'the session token is not valid yet' };
+  let dest: string | null = null;
+  try {
+    dest = new URL(String(claims.dest)).hostname;
+  } catch {
+    /* below */
+  }
+  if (dest !== o.shop) return { error: `dest ${String(claims.dest)} is not https://${o.shop}` };
+  return { claims };
+}
 
 export const WEBHOOK_TOPICS = ['orders/paid', 'orders/cancelled', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
@@ -271,6 +329,8 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
   const { port = 0, host = '127.0.0.1', apiKey, apiSecret, log } = opts;
   if (!apiKey || !apiSecret) throw new Error('startShopSimulator: apiKey and apiSecret are required');
   const fixturesDir = opts.fixturesDir ?? DEFAULT_FIXTURES_DIR;
+  // Build Shopify's Admin schema now (about a second), not inside the first GraphQL request.
+  adminSchema();
   const initialSettings: SimSettings = {
     appUrl: opts.appUrl.replace(/\/+$/, ''),
     webhookRetryDelaysMs: opts.webhookRetryDelaysMs ?? [1_000, 5_000, 15_000],
@@ -415,12 +475,15 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
     return deliveryView(d);
   }
 
+  /** The shop resource (app/uninstalled): Shopify's documented sample, made out to this shop. */
   function shopPayload(s: SimShop) {
     const name = s.domain.replace(/\.myshopify\.com$/, '');
     return {
-      id: metaOf(s).shopId, name, email: `owner@${name}.example`, domain: s.domain, myshopify_domain: s.domain,
-      province: 'Gauteng', country: 'ZA', country_code: 'ZA', country_name: 'South Africa', currency: 'ZAR',
-      iana_timezone: 'Africa/Johannesburg', timezone: '(GMT+02:00) Africa/Johannesburg', plan_name: 'basic',
+      ...sampleWebhookPayload('app/uninstalled', s.domain),
+      id: metaOf(s).shopId, name, email: `owner@${name}.example`, customer_email: `owner@${name}.example`, domain: s.domain, myshopify_domain: s.domain,
+      province: 'Gauteng', province_code: 'GP', country: 'ZA', country_code: 'ZA', country_name: 'South Africa', currency: s.currency,
+      enabled_presentment_currencies: [s.currency], iana_timezone: 'Africa/Johannesburg', timezone: '(GMT+02:00) Africa/Johannesburg', plan_name: 'basic',
+      primary_location_id: Number(s.locations[0]?.id ?? 1),
     };
   }
 
@@ -435,7 +498,8 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
     const known = [...s.orders.values()].map((o) => o.payload.customer).find((x) => x && String(x.id) === customerId);
     const orderIds = r.orderIds ?? [...s.orders.values()].filter((o) => String(o.payload.customer?.id ?? '') === customerId).map((o) => o.id);
     const numeric = (id: string) => (/^\d+$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : id);
-    const customer = { id: numeric(customerId), email: known?.email ?? null, phone: known?.phone ?? null };
+    // Shopify's schema: email and phone are strings (the customer's, whatever we know of them).
+    const customer = { id: numeric(customerId), email: known?.email ?? `customer-${customerId}@example.com`, phone: known?.phone ?? '' };
     if (topic === 'customers/redact') return { ...base, customer, orders_to_redact: orderIds.map(numeric) };
     return { ...base, customer, orders_requested: orderIds.map(numeric), data_request: { id: newNumericId() } };
   }
@@ -493,7 +557,10 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
     p.admin_graphql_api_id = `gid://shopify/Order/${id}`;
     p.order_number = m.nextOrderNumber;
     p.name = `#${m.nextOrderNumber}`;
-    for (const li of p.line_items ?? []) li.id = newNumericId();
+    for (const li of p.line_items ?? []) {
+      li.id = newNumericId();
+      if (typeof li.admin_graphql_api_id === 'string') li.admin_graphql_api_id = `gid://shopify/LineItem/${li.id}`;
+    }
     for (const sl of p.shipping_lines ?? []) sl.id = newNumericId();
   }
 
@@ -515,6 +582,8 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
     }
     p.id ??= Number(id);
     p.admin_graphql_api_id ??= `gid://shopify/Order/${id}`;
+    // The order status page is on the shop's own domain, as in Shopify's payloads.
+    if (typeof p.order_status_url === 'string') p.order_status_url = `https://${s.domain}/${metaOf(s).shopId}/orders/${p.token ?? id}/authenticate?key=${hex(8)}`;
     p.updated_at = new Date().toISOString();
     const m = metaOf(s);
     if (typeof p.order_number === 'number' && p.order_number >= m.nextOrderNumber) m.nextOrderNumber = p.order_number + 1;
@@ -655,7 +724,10 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
       log?.info({ shop: s.domain }, 'access token refreshed');
       return { status: 200, body: tokens, headers: { 'cache-control': 'no-store' } };
     }
-    if (p.grant_type !== undefined && p.grant_type !== 'authorization_code') return fail(400, 'unsupported_grant_type', 'grant_type must be refresh_token, or absent with a code');
+    if (p.grant_type === TOKEN_EXCHANGE_GRANT) return tokenExchange(s, p, expiring);
+    if (p.grant_type !== undefined && p.grant_type !== 'authorization_code') {
+      return fail(400, 'unsupported_grant_type', `grant_type must be ${TOKEN_EXCHANGE_GRANT}, refresh_token, or absent with a code`);
+    }
     const code = String(p.code ?? '');
     const c = codes.get(code);
     if (!code || !c || c.shop !== s.domain) return fail(400, 'invalid_request', 'The authorization code was not found or was already used');
@@ -664,6 +736,58 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
     const tokens = issueTokens(s, c.scope, expiring);
     log?.info({ shop: s.domain, expiring }, 'app installed: access token issued');
     return { status: 200, body: tokens, headers: { 'cache-control': 'no-store' } };
+  }
+
+  /**
+   * Token exchange: an embedded app trades the App Bridge session token it was
+   * sent for an access token. Shopify answers 400 invalid_subject_token when the
+   * session token is expired or otherwise invalid.
+   */
+  function tokenExchange(s: SimShop, p: Record<string, unknown>, expiring: boolean): Reply {
+    const fail = (status: number, error: string, description: string): Reply => ({ status, body: { error, error_description: description } });
+    if (p.subject_token_type !== ID_TOKEN_TYPE) return fail(400, 'invalid_request', `subject_token_type must be ${ID_TOKEN_TYPE}`);
+    const requested = p.requested_token_type;
+    if (requested !== OFFLINE_TOKEN_TYPE && requested !== ONLINE_TOKEN_TYPE) {
+      return fail(400, 'invalid_request', `requested_token_type must be ${OFFLINE_TOKEN_TYPE} or ${ONLINE_TOKEN_TYPE}`);
+    }
+    const checked = verifySessionToken(String(p.subject_token ?? ''), { apiKey, apiSecret, shop: s.domain });
+    if ('error' in checked) return fail(400, 'invalid_subject_token', `The session token is not valid: ${checked.error}`);
+    const m = metaOf(s);
+    if (!m.installed) return fail(400, 'invalid_subject_token', `The app is not installed on ${s.domain}`);
+    const scope = m.scope ?? '';
+    if (requested === ONLINE_TOKEN_TYPE) {
+      // Documented shape; the simulated GraphQL API accepts the shop's offline token only.
+      const sub = String(checked.claims.sub ?? '1');
+      return {
+        status: 200,
+        headers: { 'cache-control': 'no-store' },
+        body: {
+          access_token: `shpua_${hex(16)}`, scope, expires_in: ONLINE_TOKEN_TTL_SEC, associated_user_scope: scope,
+          associated_user: { id: /^\d+$/.test(sub) ? Number(sub) : sub, first_name: 'Sim', last_name: 'Merchant', email: `owner@${s.domain}`, email_verified: true, account_owner: true, locale: 'en', collaborator: false },
+        },
+      };
+    }
+    const tokens = issueTokens(s, scope, expiring);
+    log?.info({ shop: s.domain, expiring }, 'token exchange: offline access token issued');
+    return { status: 200, body: tokens, headers: { 'cache-control': 'no-store' } };
+  }
+
+  /** What Shopify does when a merchant opens the app in the admin: a signed embedded URL with a fresh session token. */
+  function openApp(s: SimShop, path: string, userId: string) {
+    const now = Math.floor(Date.now() / 1000);
+    const sessionToken = signSessionToken(
+      { iss: `https://${s.domain}/admin`, dest: `https://${s.domain}`, aud: apiKey, sub: userId, exp: now + SESSION_TOKEN_TTL_SEC, nbf: now, iat: now, jti: randomUUID(), sid: randomUUID() },
+      apiSecret,
+    );
+    const name = s.domain.replace(/\.myshopify\.com$/, '');
+    const params: Record<string, string> = {
+      embedded: '1', host: Buffer.from(`admin.shopify.com/store/${name}`).toString('base64url'), id_token: sessionToken,
+      locale: 'en', session: hex(32), shop: s.domain, timestamp: String(now),
+    };
+    params.hmac = signOAuthQuery(params, apiSecret);
+    const url = new URL(path.startsWith('/') ? path : `/${path}`, `${settings.appUrl}/`);
+    url.search = new URLSearchParams(params).toString();
+    return { url: url.toString(), sessionToken, expiresAt: new Date((now + SESSION_TOKEN_TTL_SEC) * 1000).toISOString() };
   }
 
   /** The shop a Shopify-facing request is for, and its path without any /shops/<shop> prefix. */
@@ -760,6 +884,26 @@ export async function startShopSimulator(opts: ShopSimulatorOptions): Promise<Ru
       else payload ??= compliancePayload(s, r.topic, r);
       return created(await sendWebhook(s.domain, r.topic, payload, { orderId, wait: optionalBool(r.wait, 'wait') }));
     }, 'send a webhook {topic, orderId?, customerId?, orderIds?, payload?, wait?} (new webhook id)'],
+    ['POST', /^\/shops\/([^/]+)\/install$/, (c) => {
+      // Shopify-managed installation: installed with the scopes of shopify.app.toml; no token until the app exchanges one.
+      const s = shopParam(c, true);
+      const m = metaOf(s);
+      if (c.body.scope !== undefined && typeof c.body.scope !== 'string') throw new HttpError(400, 'scope must be a comma-separated string');
+      m.installed = true;
+      m.scope = c.body.scope ?? (declaredScopes() || null);
+      log?.info({ shop: s.domain, scope: m.scope }, 'app installed (Shopify-managed installation)');
+      return created(shopView(s));
+    }, 'managed install {scope?}: installed with the shopify.app.toml scopes, no token issued yet'],
+    ['POST', /^\/shops\/([^/]+)\/open$/, (c) => {
+      const s = shopParam(c);
+      if (!metaOf(s).installed) throw new HttpError(409, `the app is not installed on ${s.domain}: POST /_sim/shops/${s.domain}/install first`);
+      if (c.body.path !== undefined && (typeof c.body.path !== 'string' || !c.body.path.startsWith('/'))) throw new HttpError(400, 'path must start with /');
+      return openApp(s, c.body.path ?? '/', typeof c.body.userId === 'string' ? c.body.userId : '1');
+    }, 'open the app in the admin {path?, userId?} → {url (embedded, signed, with id_token), sessionToken}'],
+    ['POST', /^\/shops\/([^/]+)\/session-token$/, (c) => {
+      const s = shopParam(c);
+      return openApp(s, '/', typeof c.body.userId === 'string' ? c.body.userId : '1');
+    }, 'a fresh App Bridge session token for the shop (as shopify.idToken() returns)'],
     ['POST', /^\/shops\/([^/]+)\/uninstall$/, async (c) => {
       const s = shopParam(c);
       revokeTokens(s);
@@ -917,6 +1061,8 @@ export const CONTROL_API_SUMMARY = [
   'GET  /_sim/shops/:shop/orders[/:id]           fulfillment orders, fulfillments (tracking, notifyCustomer, events), metafields, tags',
   'POST /_sim/shops/:shop/orders/:id/cancel {reason?, force?}  → orders/cancelled',
   'POST /_sim/shops/:shop/webhooks {topic, orderId?, customerId?, orderIds?, payload?}   (compliance topics too)',
+  'POST /_sim/shops/:shop/install {scope?}       Shopify-managed install (shopify.app.toml scopes), no token yet',
+  'POST /_sim/shops/:shop/open {path?}           embedded URL with id_token, as the admin opens the app; /session-token: a fresh one',
   'POST /_sim/shops/:shop/uninstall              revoke tokens, send app/uninstalled',
   'POST /_sim/shops/:shop/throttle {count}       POST /_sim/shops/:shop/user-errors {operation, message}',
   'POST /_sim/shops/:shop/token/expire           GET /_sim/shops/:shop/operations?name=',

@@ -1,5 +1,13 @@
 // The shopify-app-express instance: API version, expiring offline tokens,
 // encrypted Prisma session storage, and the library's logs routed into ours.
+//
+// Shopify-managed installation (scopes in shopify.app.toml): Shopify installs
+// the app and opens it embedded with no stored session. With
+// future.tokenExchange the embedded page is served at once and the first
+// /api request exchanges its App Bridge session token for an expiring offline
+// access token (stored encrypted, afterAuth records the install); there is no
+// OAuth redirect and no /exitiframe. /api/auth (the authorization-code grant)
+// stays for non-embedded installs and tools.
 import { shopifyApp, type ShopifyApp } from '@shopify/shopify-app-express';
 import { ApiVersion, LogSeverity, type Session } from '@shopify/shopify-api';
 import type { SessionStorage } from '@shopify/shopify-app-session-storage';
@@ -38,7 +46,7 @@ export function createShopify(
     auth: { path: '/api/auth', callbackPath: '/api/auth/callback' },
     webhooks: { path: '/api/webhooks' },
     sessionStorage,
-    future: { expiringOfflineAccessTokens: true },
+    future: { expiringOfflineAccessTokens: true, tokenExchange: true },
     hooks: { afterAuth: ({ session }) => afterAuth(session) },
   }) as unknown as Shopify;
 }

@@ -2,7 +2,7 @@
 // inside the webhook's receipt transaction (web/shopify/webhooks.ts).
 import type { Session } from '@shopify/shopify-api';
 import type { Db, Tx } from '../db/client.ts';
-import { redactJsonText, scrubText } from '../privacy/redact.ts';
+import { eraseDeliveryPersonalData } from '../privacy/erase.ts';
 import type { TopicHandler } from './webhooks.ts';
 
 /** afterAuth: the shop is (re)installed. */
@@ -30,7 +30,7 @@ export const shopRedact: TopicHandler = async ({ tx, shop, webhookId, log }) => 
   log.info({ shopsDeleted: shops.count, sessionsDeleted: sessions.count, receiptsDeleted: receipts.count }, 'shop data redacted');
 };
 
-interface CustomerPayload {
+export interface CustomerPayload {
   customer?: { id?: number | string; email?: string; phone?: string };
   orders_to_redact?: Array<number | string>;
   orders_requested?: Array<number | string>;
@@ -53,49 +53,50 @@ function customerDeliveries(tx: Tx, shop: string, p: CustomerPayload, orders: Ar
 export const customersRedact: TopicHandler = async ({ tx, shop, payload, log }) => {
   const p = payload as CustomerPayload;
   const deliveries = await customerDeliveries(tx, shop, p, p.orders_to_redact);
-  for (const d of deliveries) {
-    const order = redactJsonText(d.orderJson);
-    const request = redactJsonText(d.requestBody);
-    const response = redactJsonText(d.responseBody);
-    const overrides = redactJsonText(d.overridesJson);
-    const strings = new Set([...order.strings, ...request.strings, ...response.strings, ...overrides.strings]);
-    for (const v of [p.customer?.email, p.customer?.phone]) if (v) strings.add(v);
-    await tx.delivery.update({
-      where: { id: d.id },
-      data: {
-        orderJson: order.text!,
-        requestBody: request.text,
-        responseBody: response.text,
-        overridesJson: '{}',
-        reason: scrubText(d.reason, strings),
-        lastError: scrubText(d.lastError, strings),
-        redactedAt: new Date(),
-      },
-    });
-    for (const e of d.events) {
-      const message = scrubText(e.message, strings);
-      if (message !== e.message) await tx.deliveryEvent.update({ where: { id: e.id }, data: { message } });
-    }
-  }
+  for (const d of deliveries) await eraseDeliveryPersonalData(tx, d, [p.customer?.email, p.customer?.phone]);
   log.info({ customerId: p.customer?.id, deliveriesRedacted: deliveries.length }, 'customer data redacted');
 };
 
-/** Record what we hold for the customer so the merchant can answer the request. */
-export const customersDataRequest: TopicHandler = async ({ tx, shop, payload, log }) => {
+/** What we hold for the customer, as the merchant exports it to answer the request (the personal data itself included). */
+export function dataRequestReport(p: CustomerPayload, deliveries: Array<{ id: string; shopifyOrderId: string; orderName: string | null; status: string; createdAt: Date; redactedAt: Date | null; orderJson: string; requestBody: string | null }>) {
+  const json = (t: string | null) => {
+    try {
+      return t ? JSON.parse(t) : null;
+    } catch {
+      return null;
+    }
+  };
+  return {
+    dataRequestId: p.data_request?.id !== undefined ? String(p.data_request.id) : null,
+    customerId: p.customer?.id !== undefined ? String(p.customer.id) : null,
+    ordersRequested: (p.orders_requested ?? []).map(String),
+    purpose: 'Same-day courier delivery of the order: the courier receives the recipient name, phone, email, delivery address and coordinates.',
+    deliveries: deliveries.map((d) => ({
+      deliveryId: d.id,
+      shopifyOrderId: d.shopifyOrderId,
+      orderName: d.orderName,
+      status: d.status,
+      recordedAt: d.createdAt.toISOString(),
+      erasedAt: d.redactedAt?.toISOString() ?? null,
+      order: json(d.orderJson),
+      sentToCourier: json(d.requestBody),
+    })),
+  };
+}
+
+/** customers/data_request: a record the merchant can see and export (admin and CLI), not only a log line. */
+export const customersDataRequest: TopicHandler = async ({ tx, shop, payload, log, ignore }) => {
   const p = payload as CustomerPayload;
+  const shopRow = await tx.shop.findUnique({ where: { domain: shop }, select: { id: true } });
+  if (!shopRow) {
+    ignore('no data held: the shop has no data with the app (never installed, or redacted)');
+    return;
+  }
   const deliveries = await customerDeliveries(tx, shop, p, p.orders_requested);
-  log.info(
-    {
-      dataRequestId: p.data_request?.id,
-      customerId: p.customer?.id,
-      held: deliveries.map((d) => ({
-        deliveryId: d.id,
-        shopifyOrderId: d.shopifyOrderId,
-        orderName: d.orderName,
-        fields: ['recipient name', 'phone', 'email', 'delivery address', 'coordinates', 'order note', 'courier request and response'],
-        redacted: d.redactedAt !== null,
-      })),
-    },
-    'customer data request: personal data held',
-  );
+  const report = dataRequestReport(p, deliveries);
+  const row = await tx.dataRequest.create({
+    data: { shopId: shopRow.id, dataRequestId: report.dataRequestId, customerId: report.customerId, report: JSON.stringify(report) },
+    select: { id: true },
+  });
+  log.info({ dataRequestId: report.dataRequestId, recordId: row.id, deliveries: deliveries.length }, 'customer data request recorded for the merchant');
 };

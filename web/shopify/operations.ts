@@ -22,7 +22,6 @@ export const ORDER_FOR_DISPATCH = /* GraphQL */ `
       currencyCode
       totalPriceSet { shopMoney { amount currencyCode } }
       totalWeight
-      customer { id email phone }
       shippingAddress { name firstName lastName company address1 address2 city province zip country countryCodeV2 phone latitude longitude }
       shippingLines(first: 5) { nodes { title code source } }
       lineItems(first: 100) { nodes { id quantity requiresShipping } }
@@ -95,23 +94,30 @@ export interface DeliveryMetafields {
   currency?: string | null;
 }
 
-/** Order metafields in the app's namespace: status, job id, courier order id, price. */
-export async function setOrderMetafields(api: AdminApi, shop: string, orderGid: string, m: DeliveryMetafields): Promise<void> {
+/**
+ * Order metafields in the app's namespace: status, job id, courier order id,
+ * then the delivery price. metafieldsSet is all-or-nothing and a `money`
+ * value must be in the shop's currency, so the price goes in its own call,
+ * only when the courier charged in the shop's currency, and its refusal never
+ * loses the others. Returns why the price was not written, or null.
+ */
+export async function setOrderMetafields(
+  api: AdminApi, shop: string, orderGid: string, m: DeliveryMetafields, opts: { shopCurrency?: string | null } = {},
+): Promise<string | null> {
   const text = (key: string, value: string) => ({ ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key, type: 'single_line_text_field', value });
   const metafields = [text('status', m.status)];
   if (m.jobId) metafields.push(text('job_id', m.jobId));
   if (m.courierOrderId) metafields.push(text('courier_order_id', m.courierOrderId));
-  if (m.price && m.currency) {
-    metafields.push({
-      ownerId: orderGid,
-      namespace: METAFIELD_NAMESPACE,
-      key: 'delivery_price',
-      type: 'money',
-      value: JSON.stringify({ amount: m.price, currency_code: m.currency }),
-    });
-  }
   const data = await api.request(shop, METAFIELDS_SET, { metafields });
   throwOnUserErrors('metafieldsSet', data?.metafieldsSet);
+  if (!m.price || !m.currency) return null;
+  if (opts.shopCurrency && opts.shopCurrency.toUpperCase() !== m.currency.toUpperCase()) {
+    return `delivery price ${m.price} ${m.currency} not written: a money metafield must be in the shop's currency (${opts.shopCurrency})`;
+  }
+  const price = { ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key: 'delivery_price', type: 'money', value: JSON.stringify({ amount: m.price, currency_code: m.currency }) };
+  const priced = await api.request(shop, METAFIELDS_SET, { metafields: [price] });
+  const errors = priced?.metafieldsSet?.userErrors as Array<{ message: string }> | undefined;
+  return errors?.length ? `delivery price not written: Shopify refused it (${errors.map((e) => e.message).join('; ')})` : null;
 }
 
 export async function addOrderTag(api: AdminApi, shop: string, orderGid: string, tag = DISPATCHED_TAG): Promise<void> {
@@ -170,7 +176,6 @@ export async function fetchOrderAsPayload(api: AdminApi, shop: string, orderId: 
     currency: o.totalPriceSet?.shopMoney?.currencyCode ?? o.currencyCode,
     total_price: o.totalPriceSet?.shopMoney?.amount,
     total_weight: o.totalWeight === null || o.totalWeight === undefined ? null : Number(o.totalWeight),
-    customer: o.customer ? { id: numericId(o.customer.id), email: o.customer.email, phone: o.customer.phone } : null,
     shipping_address: a
       ? {
           name: a.name, first_name: a.firstName, last_name: a.lastName, company: a.company, address1: a.address1, address2: a.address2,

@@ -14,6 +14,7 @@ import type { Logger } from '../ops/logger.ts';
 import type { Shopify } from './app.ts';
 import { parseShopifyJson } from './json.ts';
 import { storableDeep } from '../security/text.ts';
+import { payloadMismatch } from './webhook-guard.ts';
 
 export interface WebhookContext {
   tx: Tx;
@@ -24,6 +25,8 @@ export interface WebhookContext {
   log: Logger;
   /** Runs after the transaction commits (e.g. wake a worker). Failures are logged, not returned. */
   afterCommit(fn: () => unknown): void;
+  /** Acknowledge without effect: the reason is kept on the receipt (e.g. the shop is not installed). */
+  ignore(reason: string): void;
 }
 
 export type TopicHandler = (ctx: WebhookContext) => Promise<void>;
@@ -32,11 +35,13 @@ export type TopicHandlers = Record<string, TopicHandler>;
 
 class DuplicateWebhook extends Error {}
 
+// Shopify's mandatory-webhook rules (and its App Store check): 401 whenever the
+// HMAC is missing or does not verify. A body that is missing cannot be verified either.
 const STATUS_FOR_REASON: Record<string, number> = {
   invalid_hmac: 401,
-  missing_hmac: 400,
+  missing_hmac: 401,
+  missing_body: 401,
   missing_headers: 400,
-  missing_body: 400,
 };
 
 export function shopifyWebhookRoute(deps: { shopify: Shopify; db: Db; handlers: TopicHandlers; log: Logger }) {
@@ -68,28 +73,38 @@ export function shopifyWebhookRoute(deps: { shopify: Shopify; db: Db; handlers: 
         res.status(400).json({ error: 'body is not valid JSON' });
         return;
       }
+      const mismatch = payloadMismatch(topic, shop, payload);
       const handler = handlers[topic];
-      if (!handler) {
+      if (!handler && !mismatch) {
         // Not subscribed in shopify.app.toml; acknowledge so Shopify stops retrying, but make it visible.
         wlog.warn('shopify webhook for a topic with no handler; acknowledged and ignored');
         res.status(200).json({ ok: true, ignored: true });
         return;
       }
       let after: Array<() => unknown> = [];
+      let outcome: string | null = mismatch ? `ignored: ${mismatch}` : null;
       // Two deliveries of one order under different webhook ids may race; the
       // loser hits a unique constraint, and one rerun finds the winner's rows.
       for (let run = 1; ; run++) {
         after = [];
+        if (!mismatch) outcome = null;
         try {
           await db.$transaction(
             async (tx) => {
+              let receipt: { id: string };
               try {
-                await tx.webhookReceipt.create({ data: { webhookId, topic, shop } });
+                // A body that does not match its headers is recorded and does nothing (no handler runs).
+                receipt = await tx.webhookReceipt.create({ data: { webhookId, topic, shop, outcome }, select: { id: true } });
               } catch (e) {
                 if (isUniqueViolation(e)) throw new DuplicateWebhook();
                 throw e;
               }
-              await handler({ tx, shop, topic, webhookId, payload, log: wlog, afterCommit: (fn) => after.push(fn) });
+              if (mismatch || !handler) return;
+              const ignore = (reason: string) => {
+                outcome = `ignored: ${reason}`;
+              };
+              await handler({ tx, shop, topic, webhookId, payload, log: wlog, afterCommit: (fn) => after.push(fn), ignore });
+              if (outcome) await tx.webhookReceipt.update({ where: { id: receipt.id }, data: { outcome } });
             },
             { maxWait: 5_000, timeout: 10_000 },
           );
@@ -105,6 +120,11 @@ export function shopifyWebhookRoute(deps: { shopify: Shopify; db: Db; handlers: 
           res.status(500).json({ error: 'webhook could not be processed; it will be retried' });
           return;
         }
+      }
+      if (outcome) {
+        wlog.warn({ outcome }, 'shopify webhook acknowledged without effect');
+        res.status(200).json({ ok: true, ignored: true, reason: outcome.replace(/^ignored: /, '') });
+        return;
       }
       wlog.info('shopify webhook processed');
       res.status(200).json({ ok: true });

