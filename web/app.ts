@@ -43,8 +43,11 @@ export function buildApp(s: AppServices): Express {
   app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers: shopifyTopicHandlers(ctx.queue), log: ctx.log }));
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
 
-  app.get('/api/auth', requireShopParam(s.shopify), s.shopify.auth.begin());
-  app.get('/api/auth/callback', s.shopify.auth.callback(), s.shopify.redirectToShopifyOrAppRoot());
+  // Shopify-managed installation and token exchange replace the authorization-code routes (an
+  // OAuth redirect cannot run inside the admin iframe). Say so, instead of the library's error log.
+  app.get(['/api/auth', '/api/auth/callback'], requireShopParam(s.shopify), (_req, res) => {
+    res.status(400).json({ error: AUTH_CODE_FLOW_UNUSED });
+  });
 
   app.use(s.shopify.cspHeaders());
   mountAdmin(app, { ctx, shopify: s.shopify });
@@ -53,6 +56,9 @@ export function buildApp(s: AppServices): Express {
   app.use(errorHandler);
   return app;
 }
+
+export const AUTH_CODE_FLOW_UNUSED =
+  'This app is installed by Shopify (managed installation) and gets its tokens by token exchange: open it from the store admin. /api/auth is not used.';
 
 /** Answers while the database is being migrated: health probes only. */
 export function buildStartupApp(log: Logger, readiness: Readiness): Express {

@@ -54,7 +54,7 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
-  log.info({ port, database: redactDatabaseUrl(config.databaseUrl) }, 'listening');
+  log.info({ port, appUrl: config.shopify.appUrl, database: redactDatabaseUrl(config.databaseUrl) }, 'listening');
 
   let closing = false;
   let database: Database | null = null;

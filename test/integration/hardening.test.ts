@@ -33,10 +33,12 @@ describe('/api/auth', () => {
     expect(((await r.json()) as { errors: Record<string, string> }).errors.shop).toMatch(/myshopify\.com/);
   });
 
-  it('passes a valid shop on to the library', async () => {
-    const r = await fetch(`${s.app.url}/api/auth?shop=valid-shop.myshopify.com`, { redirect: 'manual' });
-    expect(r.status).not.toBe(400);
-    expect(r.status).toBeLessThan(500);
+  it('answers a valid shop with why the OAuth routes are unused (token exchange)', async () => {
+    for (const path of ['/api/auth', '/api/auth/callback']) {
+      const r = await fetch(`${s.app.url}${path}?shop=valid-shop.myshopify.com`, { redirect: 'manual' });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: string }).error).toMatch(/token exchange/);
+    }
   });
 });
 

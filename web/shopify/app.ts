@@ -7,7 +7,7 @@
 // /api request exchanges its App Bridge session token for an expiring offline
 // access token (stored encrypted, afterAuth records the install); there is no
 // OAuth redirect and no /exitiframe. /api/auth (the authorization-code grant)
-// stays for non-embedded installs and tools.
+// answers 400 saying so (web/app.ts).
 import { shopifyApp, type ShopifyApp } from '@shopify/shopify-app-express';
 import { ApiVersion, LogSeverity, type Session } from '@shopify/shopify-api';
 import type { SessionStorage } from '@shopify/shopify-app-session-storage';
