@@ -21,6 +21,8 @@ export interface RuntimeOptions {
   workers: boolean;
   courier?: CourierClientTuning;
   dispatchRetry?: Partial<typeof DISPATCH_RETRY>;
+  /** How long a create with no answer may still be in flight (web/dispatch/booking.ts). Default: twice the courier request timeout. */
+  inFlightMs?: number;
   fulfillment?: FulfillmentJobOptions;
   queue?: { pollIntervalMs?: number; leaseMs?: number };
 }
@@ -67,7 +69,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     now: Date.now,
   };
   if (opts.workers) {
-    await registerDispatchJobs(ctx, opts.dispatchRetry);
+    await registerDispatchJobs(ctx, opts.dispatchRetry, { inFlightMs: opts.inFlightMs ?? 2 * (opts.courier?.requestTimeoutMs ?? 15_000) });
     await registerFulfillmentJobs(ctx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
   }
   // Started in the CLI too: pg-boss refuses to enqueue before start().
