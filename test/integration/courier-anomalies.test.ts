@@ -1,0 +1,171 @@
+// Couriers that behave differently from our sandbox while staying within the
+// spec, over real HTTP: a create slower than our timeout, a courier that does
+// not dedupe keys in flight, extra bookings for one reference, events whose
+// ids we cannot match, the courier's test webhook, `pending` before any event.
+// SQLite and PostgreSQL.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DeliveryClient, serializeCreateOrder, TokenCache } from '../../web/delivery/index.ts';
+import { rematchEvents } from '../../web/fulfillment/events.ts';
+import { checkDeliveryNow } from '../../web/fulfillment/reconcile.ts';
+import { sendTestWebhook } from '../../web/fulfillment/test-webhook.ts';
+import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
+import { waitFor } from '../support/process.ts';
+import { postShopifyWebhook } from '../support/shopify.ts';
+import { connectCourierAccount, deliveryOf, installShop, placeOrder, SANDBOX_CLIENT, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
+
+let s: Scenario;
+beforeAll(async () => {
+  // Our request timeout (600 ms) is shorter than the slow courier's answer (1.5 s).
+  s = await startScenario({ runtime: { courier: { retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, deadlineMs: 10_000 }, requestTimeoutMs: 600 }, inFlightMs: 2_000 } });
+});
+afterAll(async () => {
+  await s?.close();
+});
+beforeEach(async () => {
+  await s.courier.reset();
+});
+
+const creates = async (key: string | null) => (await s.courier.requests({ route: 'create' })).filter((r) => r.idempotencyKey === key);
+
+describe('no second order from an unknown outcome', () => {
+  it('a create slower than our timeout, at a courier that does not dedupe keys in flight: one courier order, adopted by reference', async () => {
+    await s.courier.updateSettings({ createHoldMs: 1_500, dedupeInFlight: false });
+    const shop = 'slow.myshopify.com';
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED', 30_000);
+    expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
+    // Never a second create while the first may still be in flight: the order was looked up instead.
+    expect(await creates(d.idempotencyKey)).toHaveLength(1);
+    const [order] = await s.courier.orders({ reference: orderId });
+    expect(d.courierOrderId).toBe(order!.id);
+    expect(d.dispatchJobId).toBe(order!.dispatchId);
+    expect(d.events.map((e) => e.kind)).toContain('adopted');
+    expect(d.reasonCode).toBeNull();
+  });
+
+  it('when the courier holds a second order for the reference, the delivery lists both order and job ids', async () => {
+    const shop = 'twice.myshopify.com';
+    const sim = await installShop(s, shop);
+    const payload = paidOrder();
+    const reference = orderIdOfPayload(payload);
+    // An earlier create the courier booked after all (e.g. after our timeout, under another key).
+    const other = await new DeliveryClient({ baseUrl: s.sandbox.url, ...SANDBOX_CLIENT, tokenCache: new TokenCache() }).createOrder({
+      idempotencyKey: 'an-earlier-attempt',
+      body: serializeCreateOrder({
+        reference, channel: 'web', serviceType: 'SAME_DAY', pickup: { storeId: 'store_sandbox_001' },
+        dropoff: { name: 'A', phone: '+27821234567', addressLine1: '1 Main Rd', city: 'Johannesburg', country: 'ZA', latitude: -26.1, longitude: 28.0 },
+        package: { size: 'SMALL', weightKg: '1' }, amount: '10.00', currency: 'ZAR',
+      }),
+    });
+    sim.addOrder(payload);
+    await postShopifyWebhook(s.app.url, 'orders/paid', shop, payload);
+    const d = await waitFor(async () => {
+      const x = await deliveryOf(s.app, shop, reference);
+      return x?.reasonCode === 'duplicate_courier_orders' ? x : null;
+    }, 'the duplicate flagged');
+    expect(d.status).toBe('CREATED');
+    for (const id of [d.courierOrderId!, d.dispatchJobId!, other.orderId, other.dispatchId]) expect(d.reason).toContain(id);
+    expect(JSON.parse(d.courierOrders!).map((o: { orderId: string }) => o.orderId)).toEqual([d.courierOrderId, other.orderId]);
+    expect(d.events.some((e) => e.kind === 'duplicate_orders')).toBe(true);
+    // Visible in the admin API, with the action to mark it resolved once the extra is cancelled.
+    const summary = (await s.app.db.delivery.findUniqueOrThrow({ where: { id: d.id } })).reasonCode;
+    expect(summary).toBe('duplicate_courier_orders');
+  });
+});
+
+describe('fair, bounded rematching', () => {
+  async function bookedWithEnv(shop: string) {
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const env = await s.app.db.courierEnvironment.findFirstOrThrow({ where: { shop: { domain: shop }, environment: 'test' } });
+    return { orderId, d, env };
+  }
+
+  it('a new event matches even with 10,000 older unmatched ones', async () => {
+    const { orderId, d, env } = await bookedWithEnv('backlog.myshopify.com');
+    const old = Date.now() - 3600_000;
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({
+      environmentId: env.id, eventId: `evt_old_${i}`, type: 'delivery.status.updated', deliveryRef: `delivery_gone_${i}`, status: 'driver_assigned',
+      payload: '{}', state: 'UNMATCHED', attempts: 1, receivedAt: new Date(old + i),
+    }));
+    for (let i = 0; i < rows.length; i += 2_000) await s.app.db.courierEvent.createMany({ data: rows.slice(i, i + 2_000) });
+    // It arrived just before its booking was stored, and is backing off.
+    const [order] = await s.courier.orders({ reference: orderId });
+    const fresh = await s.app.db.courierEvent.create({
+      data: {
+        environmentId: env.id, eventId: 'evt_new', type: 'delivery.status.updated', deliveryRef: order!.deliveryId, status: 'driver_assigned',
+        payload: JSON.stringify({ id: 'evt_new', data: { delivery_id: order!.deliveryId, status: 'driver_assigned' } }), state: 'UNMATCHED', attempts: 1,
+        nextAttemptAt: new Date(Date.now() + 30_000),
+      },
+    });
+    const report = await rematchEvents(s.app.ctx, { environmentId: env.id });
+    expect(report.reads).toBe(1);
+    expect((await s.app.db.courierEvent.findUniqueOrThrow({ where: { id: fresh.id } })).state).toBe('PROCESSED');
+    expect((await s.app.db.delivery.findUniqueOrThrow({ where: { id: d.id } })).courierStatus).toBe('driver_assigned');
+  });
+
+  it('each courier order is read at most once per pass, and not again until its backoff expires', async () => {
+    const shop = 'chatter.myshopify.com';
+    const booked = [await bookedWithEnv(shop)];
+    const sim = await installShop(s, shop);
+    for (let i = 0; i < 2; i++) {
+      const { orderId } = await placeOrder(s, sim);
+      await waitForStatus(s.app, shop, orderId, 'CREATED');
+    }
+    const env = booked[0]!.env;
+    // The courier cannot be read: nothing is learned, so every booking stays a candidate.
+    await s.courier.addFault({ route: 'get', type: 'status', status: 404, count: 1000 });
+    await s.app.db.courierEvent.createMany({
+      data: Array.from({ length: 12 }, (_, i) => ({ environmentId: env.id, eventId: `evt_x_${i}`, type: 'delivery.status.updated', deliveryRef: `delivery_x_${i}`, status: 'in_transit', payload: '{}', state: 'UNMATCHED', attempts: 1 })),
+    });
+    const gets = async () => (await s.courier.requests({ route: 'get' })).length;
+    const first = await rematchEvents(s.app.ctx, { environmentId: env.id });
+    expect(first.reads).toBe(3);
+    expect(await gets()).toBe(3);
+    const second = await rematchEvents(s.app.ctx, { environmentId: env.id });
+    expect(second.reads).toBe(0);
+    expect(await gets()).toBe(3);
+    // Each event backs off on its own.
+    const events = await s.app.db.courierEvent.findMany({ where: { environmentId: env.id, eventId: { startsWith: 'evt_x_' } } });
+    expect(events.every((e) => e.state === 'UNMATCHED' && e.nextAttemptAt! > new Date())).toBe(true);
+    await s.courier.clearFaults();
+  });
+});
+
+describe('the courier test webhook', () => {
+  it('is recognised by the ids POST /v1/webhooks/test returned, without data.test, and never stored as UNMATCHED', async () => {
+    await s.courier.updateSettings({ markTestEvents: false });
+    const shop = 'testhook.myshopify.com';
+    await installShop(s, shop);
+    await connectCourierAccount(s, shop);
+    const r = await sendTestWebhook(s.app.ctx, shop, 'test', { waitMs: 5_000 });
+    expect(r.verified).toBe(true);
+    const ev = await waitFor(async () => {
+      const e = await s.app.db.courierEvent.findFirst({ where: { environment: { shop: { domain: shop } } } });
+      return e && e.state !== 'RECEIVED' ? e : null;
+    }, 'the test event processed');
+    expect(ev.state).toBe('TEST');
+    expect(JSON.parse(ev.payload).data.test).toBeUndefined();
+    expect(await s.courier.requests({ route: 'get' })).toHaveLength(0);
+  });
+});
+
+describe('pending and check now', () => {
+  it('pending is a known status: a fresh delivery is read at once, stays CREATED, and a second check adds no timeline line', async () => {
+    const shop = 'pending.myshopify.com';
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const r = await checkDeliveryNow(s.app.ctx, shop, d.id);
+    expect(r).toEqual({ result: 'changed', courierStatus: 'pending' });
+    const lines = async () => (await deliveryOf(s.app, shop, orderId))!.events.filter((e) => e.kind === 'courier_status');
+    expect((await lines()).map((e) => [e.status, e.applied])).toEqual([['pending', true]]);
+    expect((await deliveryOf(s.app, shop, orderId))!.status).toBe('CREATED');
+    expect((await checkDeliveryNow(s.app.ctx, shop, d.id)).result).toBe('unchanged');
+    expect(await lines()).toHaveLength(1);
+    // Another shop cannot check it.
+    await expect(checkDeliveryNow(s.app.ctx, 'other.myshopify.com', d.id)).rejects.toThrow(/not found/);
+  });
+});
