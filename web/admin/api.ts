@@ -16,6 +16,8 @@ import { DeliveryApiError, serializeCreateOrder } from '../delivery/index.ts';
 import { normalisePhone } from '../dispatch/mapping.ts';
 import { toCents } from '../dispatch/money.ts';
 import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
+import { checkDeliveryNow, CheckNowError } from '../fulfillment/reconcile.ts';
+import { attachEvent, countUnmatched, dismissEvent, listUnmatched, resolveDuplicates } from '../fulfillment/unmatched.ts';
 import { ActionError, dispatchNow, fixAndRetry, problemsMessage, recordAndDispatch, redispatch, retryDelivery } from '../dispatch/service.ts';
 import { DELIVERY_STATUSES } from '../dispatch/status.ts';
 import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
@@ -176,6 +178,46 @@ export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   act('retry', (tx, domain, id) => retryDelivery(tx, ctx.queue, domain, id), 'Queued again');
   act('redispatch', (tx, domain, id) => redispatch(tx, ctx.queue, domain, id), 'Queued for a new delivery');
 
+  r.post('/deliveries/:id/check', async (req, res) => {
+    const domain = shopOf(res);
+    const id = String(req.params.id);
+    const r = await checkDeliveryNow(ctx, domain, id);
+    res.locals.log?.info({ deliveryId: id, action: 'check', result: r.result }, 'merchant action');
+    const message = r.result === 'failed' ? 'The courier could not be read; see the log' : r.result === 'changed' ? `Courier status: ${r.courierStatus}` : 'No change at the courier';
+    res.json({ message, result: r.result, delivery: await deliveryDetail(ctx, domain, id) });
+  });
+
+  r.post('/deliveries/:id/resolve', async (req, res) => {
+    const domain = shopOf(res);
+    const id = String(req.params.id);
+    await resolveDuplicates(ctx, domain, id);
+    res.locals.log?.info({ deliveryId: id, action: 'resolve' }, 'merchant action');
+    res.json({ message: 'Marked resolved', delivery: await deliveryDetail(ctx, domain, id) });
+  });
+
+  // --- unmatched courier events ------------------------------------------------------------------
+
+  r.get('/courier-events/unmatched', async (req, res) => {
+    const limit = Number(req.query.limit ?? 100);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ApiError(400, 'limit must be a whole number from 1 to 500', { limit: 'must be 1 to 500' });
+    res.json(await listUnmatched(ctx, shopOf(res), { limit }));
+  });
+
+  r.post('/courier-events/:id/attach', async (req, res) => {
+    const deliveryId = typeof req.body?.deliveryId === 'string' ? req.body.deliveryId.trim() : '';
+    if (!deliveryId) throw new ApiError(422, 'deliveryId is required', { deliveryId: 'required' });
+    const r = await attachEvent(ctx, shopOf(res), String(req.params.id), deliveryId);
+    ctx.queue.notify();
+    res.locals.log?.info({ eventId: req.params.id, deliveryId, action: 'attach' }, 'merchant action');
+    res.json({ message: `Attached; ${r.applied} event(s) applied`, ...r });
+  });
+
+  r.post('/courier-events/:id/dismiss', async (req, res) => {
+    await dismissEvent(ctx, shopOf(res), String(req.params.id));
+    res.locals.log?.info({ eventId: req.params.id, action: 'dismiss' }, 'merchant action');
+    res.json({ message: 'Dismissed' });
+  });
+
   r.post('/deliveries/:id/fix', async (req, res) => {
     const domain = shopOf(res);
     const id = String(req.params.id);
@@ -243,7 +285,7 @@ function apiErrors(err: unknown, _req: Request, res: Response, next: NextFunctio
   if (res.headersSent) return next(err);
   if (err instanceof ApiError) return void res.status(err.status).json(err.errors ? { error: err.message, errors: err.errors } : { error: err.message });
   if (err instanceof SettingsValidationError) return void res.status(422).json({ error: 'Some settings are not valid', errors: err.fields });
-  if (err instanceof ActionError) return void res.status(err.status).json({ error: err.message });
+  if (err instanceof ActionError || err instanceof CheckNowError) return void res.status(err.status).json({ error: err.message });
   if (err instanceof ShopNotFoundError) return void res.status(404).json({ error: err.message });
   if (err instanceof MissingCredentialsError) return void res.status(422).json({ error: err.message });
   if (err instanceof DeliveryApiError) {
@@ -425,7 +467,7 @@ async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
   if (!parsed.success) throw new ApiError(400, 'invalid filter', fieldErrors(parsed.error));
   const f = parsed.data;
   const shop = await findShop(ctx.db, domain);
-  if (!shop) return { deliveries: [], nextCursor: null, counts: {} };
+  if (!shop) return { deliveries: [], nextCursor: null, counts: {}, unmatchedEvents: 0 };
   const settings = parseStoredSettings(shop.settings);
   const and: any[] = [{ shopId: shop.id }];
   if (f.status.length) and.push({ status: { in: f.status } });
@@ -461,6 +503,7 @@ async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
     deliveries: page.map((d) => deliverySummary(d, d.events[0] ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate })),
     nextCursor: rows.length > f.limit ? encodeCursor(page.at(-1)!) : null,
     counts: Object.fromEntries(grouped.map((g) => [g.status, g._count._all])),
+    unmatchedEvents: await countUnmatched(ctx, domain),
   };
 }
 
