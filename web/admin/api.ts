@@ -18,6 +18,7 @@ import { toCents } from '../dispatch/money.ts';
 import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
 import { checkDeliveryNow, CheckNowError } from '../fulfillment/reconcile.ts';
 import { attachEvent, countUnmatched, dismissEvent, listUnmatched, resolveDuplicates } from '../fulfillment/unmatched.ts';
+import { checkFix } from '../dispatch/fix.ts';
 import { ActionError, dispatchNow, fixAndRetry, problemsMessage, recordAndDispatch, redispatch, retryDelivery } from '../dispatch/service.ts';
 import { DELIVERY_STATUSES } from '../dispatch/status.ts';
 import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
@@ -552,27 +553,9 @@ async function deliveryDetail(ctx: AppContext, domain: string, id: string) {
 
 /** Phone and/or coordinates; the phone must be a valid number where the order goes. */
 function parseFix(body: unknown, order: OrderSnapshot): Overrides {
-  const Fix = z
-    .object({
-      phone: z.string().trim().min(1, 'enter a phone number').max(32).optional(),
-      latitude: z.coerce.number({ error: 'expected decimal degrees, e.g. -26.1076' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').optional(),
-      longitude: z.coerce.number({ error: 'expected decimal degrees, e.g. 28.0567' }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180').optional(),
-    })
-    .strict();
-  const r = Fix.safeParse(body);
-  if (!r.success) throw new ApiError(422, 'The correction is not valid', fieldErrors(r.error));
-  const fix = r.data;
-  const errors: FieldErrors = {};
-  if ((fix.latitude === undefined) !== (fix.longitude === undefined)) errors[fix.latitude === undefined ? 'latitude' : 'longitude'] = 'enter both latitude and longitude';
-  if (fix.latitude === 0 && fix.longitude === 0) errors.latitude = '0, 0 is not a real address location';
-  if (fix.phone !== undefined) {
-    const country = order.shipping_address?.country_code?.toUpperCase() ?? null;
-    const p = normalisePhone([fix.phone], country);
-    if ('problem' in p) errors.phone = p.problem.message;
-  }
-  if (!Object.keys(fix).length) errors.phone = 'enter a phone number or coordinates';
-  if (Object.keys(errors).length) throw new ApiError(422, 'The correction is not valid', errors);
-  return OverridesSchema.parse(fix);
+  const r = checkFix(body, order);
+  if (!r.ok) throw new ApiError(422, 'The correction is not valid', r.errors);
+  return r.fix;
 }
 
 /** A price quote for an order, built exactly as dispatch would build its request (active environment). */

@@ -29,6 +29,8 @@ import { getSettings } from '../settings/store.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { sendTestWebhook } from '../fulfillment/test-webhook.ts';
 import { checkDeliveryNow, CheckNowError, reconcileOnce } from '../fulfillment/reconcile.ts';
+import { checkFix } from '../dispatch/fix.ts';
+import { parseOrderSnapshot } from '../dispatch/order.ts';
 import { attachEvent, dismissEvent, listUnmatched, resolveDuplicates } from '../fulfillment/unmatched.ts';
 import type { CliRuntime } from './runtime.ts';
 import { readSecret } from './secrets.ts';
@@ -357,22 +359,26 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   fix: {
-    summary: 'correct the phone or coordinates of a delivery and retry it',
-    usage: 'fix <shop> <delivery|order id|#name> [--phone P] [--lat=N --lng=N]   (write negatives as --lat=-26.1)',
+    summary: 'correct what stops a delivery (phone, coordinates, name, address, e-mail) and retry it',
+    usage: 'fix <shop> <delivery|order id|#name> [--phone P] [--lat=N --lng=N] [--name N] [--address1 A] [--address2 A] [--city C] [--email E]   (write negatives as --lat=-26.1)',
     async run(rt, args) {
-      const { values, positionals } = parse(args, { phone: { type: 'string' }, lat: { type: 'string' }, lng: { type: 'string' } }, 2);
+      const options = { phone: { type: 'string' }, lat: { type: 'string' }, lng: { type: 'string' }, name: { type: 'string' }, address1: { type: 'string' }, address2: { type: 'string' }, city: { type: 'string' }, email: { type: 'string' } } as const;
+      const { values, positionals } = parse(args, options, 2);
       const shop = shopArg(positionals[0]);
       const d = await findDelivery(rt.ctx.db, shop, positionals[1]);
-      const fix: Record<string, unknown> = {};
-      if (values.phone !== undefined) fix.phone = values.phone;
+      const input: Record<string, unknown> = {};
+      for (const k of ['phone', 'name', 'address1', 'address2', 'city', 'email'] as const) if (values[k] !== undefined) input[k] = values[k];
       if ((values.lat === undefined) !== (values.lng === undefined)) throw new CliError('--lat and --lng go together');
       if (values.lat !== undefined) {
-        fix.latitude = Number(values.lat);
-        fix.longitude = Number(values.lng);
-        if (!Number.isFinite(fix.latitude) || !Number.isFinite(fix.longitude)) throw new CliError('--lat and --lng must be decimal degrees, e.g. --lat -26.1076 --lng 28.0567');
+        input.latitude = Number(values.lat);
+        input.longitude = Number(values.lng);
+        if (!Number.isFinite(input.latitude) || !Number.isFinite(input.longitude)) throw new CliError('--lat and --lng must be decimal degrees, e.g. --lat -26.1076 --lng 28.0567');
       }
-      if (!Object.keys(fix).length) throw new CliError('nothing to fix: give --phone and/or --lat with --lng');
-      await action(rt, (tx) => fixAndRetry(tx, rt.ctx.queue, shop, d.id, fix));
+      if (!Object.keys(input).length) throw new CliError('nothing to fix: give --phone, --lat with --lng, --name, --address1, --address2, --city or --email');
+      // The same checks as the admin API, before anything is stored (e.g. a phone invalid for the destination).
+      const checked = checkFix(input, parseOrderSnapshot(JSON.parse(d.orderJson)));
+      if (!checked.ok) throw new CliError(Object.entries(checked.errors).map(([k, v]) => `--${k === 'latitude' ? 'lat' : k === 'longitude' ? 'lng' : k}: ${v}`).join('; '));
+      await action(rt, (tx) => fixAndRetry(tx, rt.ctx.queue, shop, d.id, checked.fix));
       rt.out(`Corrected and queued ${d.orderName ?? d.shopifyOrderId} again.`);
     },
   },
