@@ -8,6 +8,8 @@ import { DeliveryClient, serializeCreateOrder, TokenCache } from '../../web/deli
 import { rematchEvents } from '../../web/fulfillment/events.ts';
 import { checkDeliveryNow } from '../../web/fulfillment/reconcile.ts';
 import { sendTestWebhook } from '../../web/fulfillment/test-webhook.ts';
+import { adminClient } from '../support/admin-client.ts';
+import { cliOf } from '../support/cli.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
@@ -167,5 +169,58 @@ describe('pending and check now', () => {
     expect(await lines()).toHaveLength(1);
     // Another shop cannot check it.
     await expect(checkDeliveryNow(s.app.ctx, 'other.myshopify.com', d.id)).rejects.toThrow(/not found/);
+  });
+});
+
+describe('every error the merchant can fix is shown and fixable', () => {
+  it('a name longer than our request allows: NEEDS_ATTENTION naming the field and limit, no courier call; Fix through the API books it', async () => {
+    const shop = 'longname.myshopify.com';
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim, { shipping_address: { name: 'N'.repeat(301) } });
+    const d = await waitForStatus(s.app, shop, orderId, 'NEEDS_ATTENTION');
+    expect(d.reasonCode).toBe('invalid_field');
+    expect(d.reason).toBe('dropoff.name is 301 characters; the limit is 255; correct the name with Fix');
+    expect(await s.courier.requests({ route: 'create' })).toHaveLength(0);
+    const api = adminClient(s.app.url, shop);
+    const view = (await api.get(`/api/deliveries/${d.id}`)).body.delivery;
+    expect(view.attention).toMatchObject({ code: 'invalid_field', title: 'A field is too long or not valid' });
+    expect(view.actions).toContain('fix');
+    const tooLong = await api.post(`/api/deliveries/${d.id}/fix`, { name: 'N'.repeat(256) });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.errors.name).toBe('recipient name may be at most 255 characters');
+    expect((await api.post(`/api/deliveries/${d.id}/fix`, { name: 'Thandi Nkosi' })).status).toBe(200);
+    const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    expect(JSON.parse(booked.requestBody!).dropoff.name).toBe('Thandi Nkosi');
+  });
+
+  it('a 256-character address2 is fixed through the CLI; the CLI refuses a phone invalid for the destination up front', async () => {
+    const shop = 'longaddr.myshopify.com';
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim, { shipping_address: { address2: 'A'.repeat(256) } });
+    const d = await waitForStatus(s.app, shop, orderId, 'NEEDS_ATTENTION');
+    expect(d.reason).toMatch(/^dropoff\.addressLine2 is 256 characters; the limit is 255/);
+    const cli = cliOf(s);
+    const refused = await cli('fix', shop, d.id, '--phone', '12345');
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain("--phone: Phone '12345' is not a valid ZA number");
+    expect((await s.app.db.delivery.findUniqueOrThrow({ where: { id: d.id } })).overridesJson).toBe('{}');
+    const fixed = await cli('fix', shop, d.id, '--address2', 'Sandhurst');
+    expect(fixed.stderr).toBe('');
+    const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    expect(JSON.parse(booked.requestBody!).dropoff.addressLine2).toBe('Sandhurst');
+  }, 90_000);
+
+  it('a courier 422 with several details shows every one of them', async () => {
+    const shop = 'details.myshopify.com';
+    const sim = await installShop(s, shop);
+    await s.courier.addFault({
+      route: 'create', type: 'status', status: 422,
+      body: JSON.stringify({ error: { code: 'validation_error', message: 'The order has 2 problems', details: [{ field: 'dropoff.name', message: 'must not contain digits' }, { field: 'dropoff.addressLine2', message: 'is not a known suburb' }] } }),
+    });
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'NEEDS_ATTENTION');
+    expect(d.reasonCode).toBe('courier_rejected');
+    expect(d.reason).toContain('dropoff.name: must not contain digits');
+    expect(d.reason).toContain('dropoff.addressLine2: is not a known suburb');
   });
 });

@@ -3,12 +3,10 @@
 // learned and waiting events apply) or dismiss it; the deliveries list carries
 // the count for the home page. Also "Check status now" and resolving duplicate
 // bookings. Over real HTTP; SQLite and PostgreSQL.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signDeliveryWebhook } from '../../web/delivery/index.ts';
 import { adminClient } from '../support/admin-client.ts';
-import { ROOT } from '../support/paths.ts';
+import { cliOf } from '../support/cli.ts';
 import { waitFor } from '../support/process.ts';
 import { connectCourierAccount, deliveryOf, installShop, placeOrder, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
 
@@ -23,14 +21,7 @@ beforeEach(async () => {
   await s.courier.reset();
 });
 
-// Asynchronous: the app and the sandbox in this process keep serving while the CLI runs.
-const cli = (...args: string[]) =>
-  new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'web/cli/main.ts'), ...args], {
-      env: { PATH: process.env.PATH, DATABASE_URL: s.app.config.databaseUrl, ENCRYPTION_KEY: s.app.env.ENCRYPTION_KEY!, COURIER_TEST_BASE_URL: s.sandbox.url, LOG_LEVEL: 'error' },
-      encoding: 'utf8',
-    }, (err, stdout, stderr) => resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
-  });
+const cli = (...args: string[]) => cliOf(s)(...args);
 
 async function postEvent(url: string, deliveryRef: string, status: string) {
   const id = `evt_${Math.random().toString(16).slice(2)}`;
@@ -95,7 +86,7 @@ describe('unmatched courier events', () => {
     expect((await api.get('/api/deliveries')).body.unmatchedEvents).toBe(0);
   });
 
-  it('the CLI lists, attaches by order name and dismisses, scoped to the shop', async () => {
+  it('the CLI lists, attaches by order name and dismisses, scoped to the shop', { timeout: 120_000 }, async () => {
     const shop = 'orphans-cli.myshopify.com';
     const sim = await installShop(s, shop);
     const account = await connectCourierAccount(s, shop);
