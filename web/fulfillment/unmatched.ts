@@ -65,7 +65,9 @@ async function loadUnmatched(ctx: AppContext, shopDomain: string, eventRowId: st
  */
 export async function attachEvent(ctx: AppContext, shopDomain: string, eventRowId: string, deliveryId: string): Promise<{ applied: number }> {
   const ev = await loadUnmatched(ctx, shopDomain, eventRowId);
-  const d = await ctx.db.delivery.findFirst({ where: { id: deliveryId, shopId: ev.environment.shopId } });
+  // A delivery id, a Shopify order id or an order name (#1001), within this shop.
+  const name = deliveryId.startsWith('#') ? deliveryId : `#${deliveryId}`;
+  const d = await ctx.db.delivery.findFirst({ where: { shopId: ev.environment.shopId, OR: [{ id: deliveryId }, { shopifyOrderId: deliveryId }, { orderName: name }] } });
   if (!d) throw new ActionError(`delivery ${deliveryId} not found`, 404);
   if ((d.environment ?? 'test') !== ev.environment.environment) throw new ActionError(`the event came from the ${ev.environment.environment} courier; the delivery was booked with ${d.environment}`, 422);
   if (!d.courierOrderId || (!BOOKED.includes(d.status as DeliveryStatus) && d.status !== 'NEEDS_ATTENTION')) {
