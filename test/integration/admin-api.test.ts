@@ -288,7 +288,7 @@ describe('deliveries', () => {
 
   it('is empty before any order', async () => {
     const r = await api.get('/api/deliveries');
-    expect(r.body).toEqual({ deliveries: [], nextCursor: null, counts: {}, unmatchedEvents: 0 });
+    expect(r.body).toEqual({ deliveries: [], nextCursor: null, counts: {}, unmatchedEvents: 0, duplicateBookings: 0 });
   });
 
   it('fix phone and retry: attention in plain words → 422 naming the field for a bad number → CREATED with a timeline and the courier exchange', async () => {

@@ -146,8 +146,10 @@ describe('check status now and duplicate bookings', () => {
     const view = (await api.get(`/api/deliveries/${d.id}`)).body.delivery;
     expect(view.attention.title).toMatch(/more than once/);
     expect(view.actions).toEqual(['check', 'resolve']);
+    expect((await api.get('/api/deliveries')).body.duplicateBookings).toBe(1);
     expect((await api.post(`/api/deliveries/${d.id}/resolve`)).status).toBe(200);
     expect((await api.post(`/api/deliveries/${d.id}/resolve`)).status).toBe(409);
+    expect((await api.get('/api/deliveries')).body.duplicateBookings).toBe(0);
     const after = (await deliveryOf(s.app, shop, orderId))!;
     expect(after.reasonCode).toBeNull();
     expect(after.events.some((e) => e.kind === 'duplicates_resolved')).toBe(true);

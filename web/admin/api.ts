@@ -468,7 +468,7 @@ async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
   if (!parsed.success) throw new ApiError(400, 'invalid filter', fieldErrors(parsed.error));
   const f = parsed.data;
   const shop = await findShop(ctx.db, domain);
-  if (!shop) return { deliveries: [], nextCursor: null, counts: {}, unmatchedEvents: 0 };
+  if (!shop) return { deliveries: [], nextCursor: null, counts: {}, unmatchedEvents: 0, duplicateBookings: 0 };
   const settings = parseStoredSettings(shop.settings);
   const and: any[] = [{ shopId: shop.id }];
   if (f.status.length) and.push({ status: { in: f.status } });
@@ -505,6 +505,8 @@ async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
     nextCursor: rows.length > f.limit ? encodeCursor(page.at(-1)!) : null,
     counts: Object.fromEntries(grouped.map((g) => [g.status, g._count._all])),
     unmatchedEvents: await countUnmatched(ctx, domain),
+    // Booked more than once by the courier: listed with every id until the merchant marks it resolved.
+    duplicateBookings: await ctx.db.delivery.count({ where: { shopId: shop.id, reasonCode: 'duplicate_courier_orders' } }),
   };
 }
 

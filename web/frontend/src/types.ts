@@ -155,6 +155,8 @@ export interface DeliveryList {
   counts: Record<string, number>;
   /** Courier events that match no delivery (web/fulfillment/unmatched.ts). */
   unmatchedEvents?: number;
+  /** Deliveries the courier booked more than once, until marked resolved. */
+  duplicateBookings?: number;
 }
 
 export interface ActionResult {
