@@ -262,10 +262,11 @@ export async function recordCreated(
           : { reasonCode: null, reason: null }),
         courierOrderId: r.orderId,
         courierOrderStatus: r.orderStatus,
-        dispatchJobId: r.dispatchId,
-        requestId: r.requestId,
-        deliveryPrice: r.deliveryPrice,
-        currency: r.currency,
+        // An adopted order read may lack some of these (web/dispatch/booking.ts adoptedResult).
+        dispatchJobId: r.dispatchId || null,
+        requestId: r.requestId || null,
+        deliveryPrice: r.deliveryPrice || null,
+        currency: r.currency || null,
         responseBody: r.responseText,
         lastError: null,
         createSentAt: null,
@@ -281,7 +282,7 @@ export async function recordCreated(
       kind: 'created',
       status: r.orderStatus,
       source: 'courier',
-      message: `Courier order ${r.orderId} created: job ${r.dispatchId}, ${r.deliveryPrice} ${r.currency}`,
+      message: `Courier order ${r.orderId} created: job ${r.dispatchId || 'not given'}, ${r.deliveryPrice ? `${r.deliveryPrice} ${r.currency}` : 'price not given'}`,
     });
     await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.writeback, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}` });
     // With the trigger "accepted" the fulfillment is due now; otherwise the first status webhook brings it.
