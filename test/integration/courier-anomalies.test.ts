@@ -18,7 +18,7 @@ import { connectCourierAccount, deliveryOf, installShop, placeOrder, SANDBOX_CLI
 let s: Scenario;
 beforeAll(async () => {
   // Our request timeout (600 ms) is shorter than the slow courier's answer (1.5 s).
-  s = await startScenario({ runtime: { courier: { retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, deadlineMs: 10_000 }, requestTimeoutMs: 600 }, inFlightMs: 2_000 } });
+  s = await startScenario({ runtime: { courier: { retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, deadlineMs: 10_000 }, requestTimeoutMs: 600 }, inFlightMs: 2_000, fulfillment: { reconcileIntervalMs: 0 } } });
 });
 afterAll(async () => {
   await s?.close();
