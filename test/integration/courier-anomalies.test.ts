@@ -4,7 +4,7 @@
 // ids we cannot match, the courier's test webhook, `pending` before any event.
 // SQLite and PostgreSQL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeliveryClient, serializeCreateOrder, TokenCache } from '../../web/delivery/index.ts';
+import { DeliveryClient, serializeCreateOrder, signDeliveryWebhook, TokenCache } from '../../web/delivery/index.ts';
 import { rematchEvents } from '../../web/fulfillment/events.ts';
 import { checkDeliveryNow } from '../../web/fulfillment/reconcile.ts';
 import { sendTestWebhook } from '../../web/fulfillment/test-webhook.ts';
@@ -13,7 +13,7 @@ import { cliOf } from '../support/cli.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
-import { connectCourierAccount, deliveryOf, installShop, placeOrder, SANDBOX_CLIENT, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
+import { connectCourierAccount, deliveryOf, installShop, placeOrder, SANDBOX_CLIENT, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;
 beforeAll(async () => {
@@ -30,9 +30,12 @@ beforeEach(async () => {
 const creates = async (key: string | null) => (await s.courier.requests({ route: 'create' })).filter((r) => r.idempotencyKey === key);
 
 describe('no second order from an unknown outcome', () => {
-  it('a create slower than our timeout, at a courier that does not dedupe keys in flight: one courier order, adopted by reference', async () => {
-    await s.courier.updateSettings({ createHoldMs: 1_500, dedupeInFlight: false });
-    const shop = 'slow.myshopify.com';
+  it.each([
+    ['that does not dedupe keys in flight', false],
+    ['that dedupes keys in flight', true],
+  ])('a create slower than our timeout, at a courier %s: one courier order, adopted by reference', async (_n, dedupeInFlight) => {
+    await s.courier.updateSettings({ createHoldMs: 1_500, dedupeInFlight });
+    const shop = `slow-${dedupeInFlight}.myshopify.com`;
     const sim = await installShop(s, shop);
     const { orderId } = await placeOrder(s, sim);
     const d = await waitForStatus(s.app, shop, orderId, 'CREATED', 30_000);
@@ -222,5 +225,32 @@ describe('every error the merchant can fix is shown and fixable', () => {
     expect(d.reasonCode).toBe('courier_rejected');
     expect(d.reason).toContain('dropoff.name: must not contain digits');
     expect(d.reason).toContain('dropoff.addressLine2: is not a known suburb');
+  });
+});
+
+describe('final means final', () => {
+  it('a lower status dated after DELIVERED is kept on the timeline and never written to Shopify', async () => {
+    const shop = 'final.myshopify.com';
+    const sim = await installShop(s, shop);
+    const account = await connectCourierAccount(s, shop);
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const t0 = Date.now();
+    const post = async (id: string, status: string, at: number) => {
+      const body = JSON.stringify({ id, type: 'delivery.status.updated', created_at: new Date(at).toISOString(), data: { delivery_id: d.courierOrderId, status } });
+      const res = await fetch(account.endpointUrl, { method: 'POST', headers: signDeliveryWebhook({ secret: WEBHOOK_SECRET, body, timestampSec: Math.floor(Date.now() / 1000), eventId: id, type: 'delivery.status.updated' }), body });
+      expect(res.status).toBe(200);
+    };
+    // Within one sync batch: DELIVERED, then a driver_assigned dated after it.
+    await post('evt_final_1', 'delivered', t0);
+    await post('evt_final_2', 'driver_assigned', t0 + 5_000);
+    await waitForStatus(s.app, shop, orderId, 'DELIVERED');
+    await waitFor(async () => (sim.order(orderId)!.fulfillments[0]?.events.at(-1)?.status === 'DELIVERED' ? true : null), 'DELIVERED in Shopify');
+    await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))!.events.some((e) => e.courierEventId === 'evt_final_2') ? true : null), 'the late status recorded');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(sim.order(orderId)!.fulfillments[0]!.events.map((e) => e.status)).toEqual(['DELIVERED']);
+    const late = (await deliveryOf(s.app, shop, orderId))!.events.find((e) => e.courierEventId === 'evt_final_2')!;
+    expect(late).toMatchObject({ status: 'driver_assigned', applied: false });
+    expect(late.message).toMatch(/after a final status/);
   });
 });
