@@ -203,10 +203,14 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
 /** Applies a stored event to a delivery, once. */
 export async function applyEvent(ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, extra: { message?: string } = {}): Promise<boolean> {
   const applied = await ctx.db.$transaction(async (tx) => {
+    // Claim first: the live path and a rematch pass may both reach one event; the row lock lets one win.
+    const claimed = await tx.courierEvent.updateMany({
+      where: { id: eventRowId, state: { not: 'PROCESSED' } },
+      data: { state: 'PROCESSED', deliveryId, processedAt: now, attempts: { increment: 1 }, lastError: null, nextAttemptAt: null },
+    });
+    if (!claimed.count) return false;
     const ev = await tx.courierEvent.findUniqueOrThrow({ where: { id: eventRowId } });
-    if (ev.state === 'PROCESSED') return false;
     const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId }, now);
-    await tx.courierEvent.update({ where: { id: ev.id }, data: { state: 'PROCESSED', deliveryId, processedAt: now, attempts: { increment: 1 }, lastError: null, nextAttemptAt: null } });
     if (extra.message) await addEvent(tx, deliveryId, { kind: 'event_attached', source: 'merchant', message: extra.message });
     if (ok) await enqueueSync(ctx, tx, deliveryId);
     return ok;
