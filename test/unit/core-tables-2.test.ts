@@ -74,6 +74,11 @@ describe('status progress details', () => {
       ['driver_assigned', 'CONFIRMED', 1], ['picked_up', 'CARRIER_PICKED_UP', 3], ['in_transit', 'IN_TRANSIT', 9],
     ]);
     expect(planSync({ ...input, trigger: 'delivered', fulfillmentId: null })).toEqual({ createFulfillment: false, events: [] });
+    // Rank order, not time order: a later step reported with an earlier time still comes after.
+    const skewed = planSync({ ...input, history: [{ status: 'in_transit', rank: 40, occurredAt: t(1) }, { status: 'picked_up', rank: 30, occurredAt: t(2) }] });
+    expect(skewed.events.map((e) => e.event)).toEqual(['CARRIER_PICKED_UP', 'IN_TRANSIT']);
+    expect(planSync({ ...input, trigger: 'driver_assigned', fulfillmentId: null, courierStatusRank: 19 }).createFulfillment).toBe(false);
+    expect(planSync({ ...input, trigger: 'driver_assigned', fulfillmentId: null, courierStatusRank: 20 }).createFulfillment).toBe(true);
     expect(planSync({ ...input, trigger: 'accepted', fulfillmentId: null }).createFulfillment).toBe(true);
   });
 });

@@ -29,7 +29,8 @@ describe('toOrderView reads the plausible field names', () => {
   ])('%s', (_n, node, expected) => {
     const v = toOrderView(node);
     const { raw, ...rest } = v!;
-    expect(rest).toEqual(expected);
+    // Strict: a field the read lacks is absent, not undefined.
+    expect(rest).toStrictEqual(expected);
     expect(raw).toEqual(node);
   });
   it.each([['null', null], ['a list', [{ id: 'x' }]], ['text', 'o1'], ['no id', { reference: 'R' }]])('%s is no order', (_n, node) => {

@@ -116,15 +116,24 @@ describe('checkFix: the same checks for the admin API and the CLI', () => {
     ['latitude alone', { latitude: -26.1 }, { ok: false, errors: { longitude: 'enter both latitude and longitude' } }],
     ['longitude alone', { longitude: 28 }, { ok: false, errors: { latitude: 'enter both latitude and longitude' } }],
     ['null island', { latitude: 0, longitude: 0 }, { ok: false, errors: { latitude: '0, 0 is not a real address location' } }],
+    ['on the equator', { latitude: 0, longitude: 32.5 }, { ok: true, fix: { latitude: 0, longitude: 32.5 } }],
+    ['on the prime meridian', { latitude: 51.5, longitude: 0 }, { ok: true, fix: { latitude: 51.5, longitude: 0 } }],
     ['nothing', {}, { ok: false, errors: { phone: 'enter a correction: phone, coordinates, name, address or e-mail' } }],
     ['a name at the limit', { name: 'N'.repeat(255) }, { ok: true, fix: { name: 'N'.repeat(255) } }],
     ['a name over the limit', { name: 'N'.repeat(256) }, { ok: false, errors: { name: 'recipient name may be at most 255 characters' } }],
     ['an empty name', { name: '  ' }, { ok: false, errors: { name: 'enter the recipient name' } }],
     ['an empty address2 removes it', { address2: '' }, { ok: true, fix: { address2: '' } }],
     ['a bad e-mail', { email: 'x@' }, { ok: false, errors: { email: 'must be an e-mail address' } }],
-    ['an unknown field', { colour: 'red' }, { ok: false }],
+    ['an unknown field', { colour: 'red' }, { ok: false, errors: { fix: expect.stringContaining('colour') } }],
+    ['a bad field and a bad phone', { name: '', phone: 'x' }, { ok: false, errors: { name: 'enter the recipient name' } }],
   ])('%s', (_n, input, expected) => {
-    expect(checkFix(input, order)).toMatchObject(expected);
+    const r = checkFix(input, order);
+    expect(r).toMatchObject(expected);
+    // Only the fields given come back: nothing undefined.
+    if (r.ok) expect(r.fix).toStrictEqual((expected as { fix: object }).fix);
+  });
+  it('an order without a shipping address checks the phone without a country', () => {
+    expect(checkFix({ phone: '0825551234' }, parseOrderSnapshot(paidOrder({ shipping_address: null })))).toEqual({ ok: false, errors: { phone: "Phone '0825551234' is not a valid international number" } });
   });
 });
 

@@ -17,12 +17,16 @@ describe('ids', () => {
   it('an event names data.delivery_id first, then other id fields of data', () => {
     expect(idsOfEvent(JSON.stringify({ id: 'evt_1', data: { delivery_id: 'd1', order_id: 'o1', orderId: 'o2', id: 'x', status: 'picked_up', note_id: 5 } }), 'd1')).toEqual(['d1', 'o1', 'o2', 'x']);
     expect(idsOfEvent('not json', 'd1')).toEqual(['d1']);
+    // Only id, *_id and *Id keys: not keys that merely contain "id".
+    expect(idsOfEvent(JSON.stringify({ data: { valid: 'a', identity: 'b', x_idy: 'c', orderIdentifier: 'd', solid: 'f' } }), null)).toEqual([]);
+    expect(idsOfEvent(JSON.stringify({ data: null }), 'd1')).toEqual(['d1']);
     expect(idsOfEvent(JSON.stringify({ data: 'text' }), null)).toEqual([]);
     expect(idsOfEvent(JSON.stringify({ data: { order_id: '' } }), null)).toEqual([]);
   });
   it('a test answer names its ids at any depth, not the request id', () => {
     expect(idsOfTestAnswer({ request_id: 'req_1', requestId: 'req_2', event_id: 'evt_1', delivery_id: 'd_t', event: { id: 'evt_2', data: { deliveryId: 'd_u' } }, n: 3 })).toEqual(['evt_1', 'd_t', 'evt_2', 'd_u']);
     expect(idsOfTestAnswer('text')).toEqual([]);
+    expect(idsOfTestAnswer({ valid: 'a', identity: 'b', x_idy: 'c', orderIdentifier: 'd', solid: 'f', event_id: '', nested: null, n: { id: 7 } })).toEqual([]);
     expect(idsOfTestAnswer(null)).toEqual([]);
     expect(idsOfTestAnswer({ a: { b: { c: { d: { e: { id: 'deep' } } } } } })).toEqual([]);
     expect(idsOfTestAnswer({ a: { b: { c: { d: { id: 'deep' } } } } })).toEqual(['deep']);
@@ -42,6 +46,11 @@ describe('isRequestedTest', () => {
     ['no ids named: after the window', { eventId: 'evt_z', ids: ['d'], receivedAt: 10_001 + TEST_WINDOW_MS }, [pending], false],
     ['no test asked for', { eventId: 'evt_t', ids: ['d'], receivedAt: 1_200 }, [], false],
   ] as const)('%s', (_n, ev, tests, yes) => expect(isRequestedTest({ ...ev, ids: [...ev.ids] }, [...tests])).toBe(yes));
+
+  it('every named id must be known only for one of them', () => {
+    expect(isRequestedTest({ eventId: 'evt_z', ids: ['unknown', 'delivery_test_1'], receivedAt: 99_999_999 }, [asked])).toBe(true);
+    expect(isRequestedTest({ eventId: 'evt_z', ids: ['delivery_test_1', 'unknown'], receivedAt: 99_999_999 }, [asked])).toBe(true);
+  });
 
   it('keeps the last five requests, a repeated one replaced', () => {
     let list: TestWebhookRecord[] = [];
