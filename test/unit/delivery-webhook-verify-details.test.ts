@@ -42,6 +42,7 @@ describe('rejections name what is wrong', () => {
     ['from the future', { nowMs: NOW - 400_000 }, 'timestamp_outside_window', 'timestamp is 400 s in the future (window 300 s)'],
     ['outside a custom window', { nowMs: NOW + 61_000, toleranceSec: 60 }, 'timestamp_outside_window', 'timestamp is 61 s in the past (window 60 s)'],
     ['a body that is not UTF-8', { body: Buffer.from([0x7b, 0xff, 0x7d]) }, 'malformed_body', 'body is not UTF-8 JSON'],
+    ['JSON with an invalid UTF-8 byte inside a string', { body: Buffer.concat([Buffer.from(JSON.stringify(event()).split('picked_up')[0]!), Buffer.from([0xff]), Buffer.from('"}}')]) }, 'malformed_body', 'body is not UTF-8 JSON'],
     ['a JSON array', { body: '[1]' }, 'malformed_body', 'body is not a JSON object'],
     ['JSON null', { body: 'null' }, 'malformed_body', 'body is not a JSON object'],
     ['a JSON string', { body: '"x"' }, 'malformed_body', 'body is not a JSON object'],
