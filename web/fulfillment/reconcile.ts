@@ -51,7 +51,7 @@ export async function reconcileOnce(ctx: AppContext, opts: { now?: number; shopD
   return report;
 }
 
-type Candidate = { id: string; shopId: string; environment: string | null; generation: number; courierOrderId: string | null; shop: { domain: string } };
+type Candidate = { id: string; shopId: string; environment: string | null; generation: number; courierOrderId: string | null; dispatchJobId: string | null; shop: { domain: string } };
 
 /** Reads one booked delivery's courier order and applies its status as if an event had arrived. */
 export async function reconcileDelivery(ctx: AppContext, d: Candidate, now: number): Promise<'changed' | 'unchanged' | 'failed'> {
@@ -61,7 +61,8 @@ export async function reconcileDelivery(ctx: AppContext, d: Candidate, now: numb
     const view = await ctx.courier.for(d.shop.domain, access).getOrder(d.courierOrderId!);
     await addCourierRefs(ctx.db, d.id, d.shopId, env, d.generation, [['delivery', view.deliveryId], ['dispatch', view.dispatchId]]);
     const applied = await ctx.db.$transaction(async (tx) => {
-      await tx.delivery.update({ where: { id: d.id }, data: { reconciledAt: new Date(now) } });
+      // An order adopted from a read without a job id gets it (the Shopify tracking number) once the courier shows it.
+      await tx.delivery.update({ where: { id: d.id }, data: { reconciledAt: new Date(now), ...(!d.dispatchJobId && view.dispatchId ? { dispatchJobId: view.dispatchId } : {}) } });
       if (!view.deliveryStatus) return false;
       const ok = await applyCourierStatus(tx, d.id, { status: view.deliveryStatus, occurredAt: new Date(now), source: 'reconcile' }, new Date(now));
       if (ok) await enqueueSync(ctx, tx, d.id);
