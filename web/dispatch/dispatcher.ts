@@ -225,7 +225,7 @@ async function checkQuote(client: ReturnType<AppContext['courier']['for']>, body
   try {
     quote = await client.quote(body);
   } catch (e) {
-    if (e instanceof DeliveryApiError && !e.retryable) return { code: reasonForCourierError(e), message: `Could not get a price quote: ${e.message}` };
+    if (e instanceof DeliveryApiError && !e.retryable) return { code: reasonForCourierError(e), message: `Could not get a price quote: ${courierErrorText(e)}` };
     throw e;
   }
   const price = toCents(quote.price);
