@@ -163,3 +163,38 @@ describe('retry and job policy bounds', () => {
     expect(recordedErrorMessage({ value: null })).toBe('{"value":null}');
   });
 });
+
+describe('serialize: messages and determinism', () => {
+  const base = {
+    reference: 'R', channel: 'web', serviceType: 'SAME_DAY', pickup: { storeId: 's' },
+    dropoff: { name: 'A', phone: '+27821234567', addressLine1: '1 Rd', city: 'C', country: 'ZA', latitude: -26, longitude: 28 },
+    package: { size: 'SMALL', weightKg: '1.5' }, amount: '10.00', currency: 'ZAR',
+  };
+  const refusal = (req: unknown) => {
+    try {
+      serializeCreateOrder(req as Parameters<typeof serializeCreateOrder>[0]);
+    } catch (e) {
+      return { message: (e as Error).message, field: (e as { field?: string }).field };
+    }
+    return null;
+  };
+  it.each([
+    ['a missing field', { ...base, dropoff: { ...base.dropoff, city: undefined } }, { message: 'Delivery request is invalid: dropoff.city is required', field: 'dropoff.city' }],
+    ['an unknown field', { ...base, colour: 'red' }, { message: 'Delivery request is invalid: unknown field colour', field: 'colour' }],
+    ['a bad value', { ...base, currency: 'rand' }, { message: 'Delivery request is invalid: currency: must be a three-letter upper-case currency code', field: 'currency' }],
+    ['not an object', 'text', { message: expect.stringMatching(/^Delivery request is invalid: body: /), field: undefined }],
+  ])('%s', (_n, req, expected) => expect(refusal(req)).toEqual(expected));
+  it('metadata keys are sorted whatever order they come in; equal output for equal input', () => {
+    const a = serializeCreateOrder({ ...base, metadata: { zeta: '1', alpha: '2', mid: '3', Beta: '4' } });
+    const b = serializeCreateOrder({ ...base, metadata: { mid: '3', Beta: '4', zeta: '1', alpha: '2' } });
+    expect(a).toBe(b);
+    expect(a).toContain('"metadata":{"Beta":"4","alpha":"2","mid":"3","zeta":"1"}');
+    expect(serializeCreateOrder(base)).not.toContain('metadata');
+  });
+  it('a stored body with a list keeps its numbers as numbers, and refuses a package that is not an object', () => {
+    const good = serializeCreateOrder({ ...base, metadata: { a: '1' } });
+    expect(parseCreateOrderBody(good.replace('"metadata":{"a":"1"}', '"metadata":{"a":"1"},"tags":[1.50,"x"]'))).toMatchObject({ ok: false, field: 'tags' });
+    expect(parseCreateOrderBody(good.replace(/"package":\{[^}]*\}/, '"package":"SMALL"'))).toMatchObject({ ok: false, field: 'package' });
+    expect(parseCreateOrderBody(good.replace(/"package":\{[^}]*\}/, '"package":null'))).toMatchObject({ ok: false, field: 'package' });
+  });
+});
