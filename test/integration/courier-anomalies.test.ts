@@ -4,16 +4,17 @@
 // ids we cannot match, the courier's test webhook, `pending` before any event.
 // SQLite and PostgreSQL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeliveryClient, serializeCreateOrder, signDeliveryWebhook, TokenCache } from '../../web/delivery/index.ts';
+import { DeliveryClient, serializeCreateOrder, TokenCache } from '../../web/delivery/index.ts';
 import { rematchEvents } from '../../web/fulfillment/events.ts';
 import { checkDeliveryNow } from '../../web/fulfillment/reconcile.ts';
 import { sendTestWebhook } from '../../web/fulfillment/test-webhook.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { cliOf } from '../support/cli.ts';
+import { bookedWithAccount, postStatusEvent } from '../support/courier-events.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
-import { connectCourierAccount, deliveryOf, installShop, placeOrder, SANDBOX_CLIENT, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
+import { connectCourierAccount, deliveryOf, installShop, placeOrder, SANDBOX_CLIENT, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;
 beforeAll(async () => {
@@ -231,19 +232,11 @@ describe('every error the merchant can fix is shown and fixable', () => {
 describe('final means final', () => {
   it('a lower status dated after DELIVERED is kept on the timeline and never written to Shopify', async () => {
     const shop = 'final.myshopify.com';
-    const sim = await installShop(s, shop);
-    const account = await connectCourierAccount(s, shop);
-    const { orderId } = await placeOrder(s, sim);
-    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const { sim, account, orderId, delivery: d } = await bookedWithAccount(s, shop);
     const t0 = Date.now();
-    const post = async (id: string, status: string, at: number) => {
-      const body = JSON.stringify({ id, type: 'delivery.status.updated', created_at: new Date(at).toISOString(), data: { delivery_id: d.courierOrderId, status } });
-      const res = await fetch(account.endpointUrl, { method: 'POST', headers: signDeliveryWebhook({ secret: WEBHOOK_SECRET, body, timestampSec: Math.floor(Date.now() / 1000), eventId: id, type: 'delivery.status.updated' }), body });
-      expect(res.status).toBe(200);
-    };
     // Within one sync batch: DELIVERED, then a driver_assigned dated after it.
-    await post('evt_final_1', 'delivered', t0);
-    await post('evt_final_2', 'driver_assigned', t0 + 5_000);
+    await postStatusEvent(account.endpointUrl, { id: 'evt_final_1', deliveryRef: d.courierOrderId!, status: 'delivered', createdAt: t0 });
+    await postStatusEvent(account.endpointUrl, { id: 'evt_final_2', deliveryRef: d.courierOrderId!, status: 'driver_assigned', createdAt: t0 + 5_000 });
     await waitForStatus(s.app, shop, orderId, 'DELIVERED');
     await waitFor(async () => (sim.order(orderId)!.fulfillments[0]?.events.at(-1)?.status === 'DELIVERED' ? true : null), 'DELIVERED in Shopify');
     await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))!.events.some((e) => e.courierEventId === 'evt_final_2') ? true : null), 'the late status recorded');

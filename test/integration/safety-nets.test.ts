@@ -1,12 +1,12 @@
 // Behaviours that were once broken on purpose with no test failing; each test
 // here fails when its behaviour breaks. Over real HTTP; SQLite and PostgreSQL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signDeliveryWebhook } from '../../web/delivery/index.ts';
 import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { cliOf } from '../support/cli.ts';
+import { bookedWithAccount, postStatusEvent } from '../support/courier-events.ts';
 import { waitFor } from '../support/process.ts';
-import { connectCourierAccount, deliveryOf, installShop, placeOrder, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
+import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;
 beforeAll(async () => {
@@ -97,10 +97,7 @@ describe('secrets', () => {
 describe('fulfillment after a crash', () => {
   it('an existing Shopify fulfillment carrying our tracking number is adopted, not duplicated', async () => {
     const shop = 'adopt.myshopify.com';
-    const sim = await installShop(s, shop);
-    await connectCourierAccount(s, shop);
-    const { orderId } = await placeOrder(s, sim);
-    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const { sim, orderId, delivery: d } = await bookedWithAccount(s, shop);
     // Shopify created it; we crashed before storing its id.
     sim.order(orderId)!.fulfillments.push({
       id: '990001', status: 'SUCCESS', createdAt: new Date().toISOString(), notifyCustomer: false,
@@ -139,15 +136,11 @@ describe('the operator CLI', () => {
 describe('courier webhook retries', () => {
   it('re-signed with a new timestamp, the same event id is stored and applied once', async () => {
     const shop = 'resigned.myshopify.com';
-    const sim = await installShop(s, shop);
-    const account = await connectCourierAccount(s, shop);
-    const { orderId } = await placeOrder(s, sim);
-    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
-    const body = JSON.stringify({ id: 'evt_resent_1', type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: d.courierOrderId, status: 'picked_up' } });
-    const send = (ts: number) => fetch(account.endpointUrl, { method: 'POST', headers: signDeliveryWebhook({ secret: WEBHOOK_SECRET, body, timestampSec: ts, eventId: 'evt_resent_1', type: 'delivery.status.updated' }), body });
+    const { account, orderId, delivery: d } = await bookedWithAccount(s, shop);
     const now = Math.floor(Date.now() / 1000);
-    const first = await send(now - 30);
-    const second = await send(now);
+    const event = { id: 'evt_resent_1', deliveryRef: d.courierOrderId!, status: 'picked_up', createdAt: Date.now() };
+    const { res: first } = await postStatusEvent(account.endpointUrl, { ...event, timestampSec: now - 30 });
+    const { res: second } = await postStatusEvent(account.endpointUrl, { ...event, timestampSec: now });
     expect(first.status).toBe(200);
     expect(await second.json()).toEqual({ received: true, duplicate: true });
     await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))!.courierStatus === 'picked_up' ? true : null), 'the status applied');

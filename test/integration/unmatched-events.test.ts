@@ -4,11 +4,11 @@
 // the count for the home page. Also "Check status now" and resolving duplicate
 // bookings. Over real HTTP; SQLite and PostgreSQL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signDeliveryWebhook } from '../../web/delivery/index.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { cliOf } from '../support/cli.ts';
+import { bookedWithAccount, postStatusEvent } from '../support/courier-events.ts';
 import { waitFor } from '../support/process.ts';
-import { connectCourierAccount, deliveryOf, installShop, placeOrder, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
+import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;
 beforeAll(async () => {
@@ -23,13 +23,7 @@ beforeEach(async () => {
 
 const cli = (...args: string[]) => cliOf(s)(...args);
 
-async function postEvent(url: string, deliveryRef: string, status: string) {
-  const id = `evt_${Math.random().toString(16).slice(2)}`;
-  const body = JSON.stringify({ id, type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: deliveryRef, status } });
-  const res = await fetch(url, { method: 'POST', headers: signDeliveryWebhook({ secret: WEBHOOK_SECRET, body, timestampSec: Math.floor(Date.now() / 1000), eventId: id, type: 'delivery.status.updated' }), body });
-  expect(res.status).toBe(200);
-  return id;
-}
+const postEvent = async (url: string, deliveryRef: string, status: string) => (await postStatusEvent(url, { deliveryRef, status })).id;
 
 async function unmatchedState(eventId: string) {
   return waitFor(async () => {
@@ -41,10 +35,7 @@ async function unmatchedState(eventId: string) {
 describe('unmatched courier events', () => {
   it('are listed with the raw event and ids tried, counted, attached through the API (waiting events apply), or dismissed', async () => {
     const shop = 'orphans.myshopify.com';
-    const sim = await installShop(s, shop);
-    const account = await connectCourierAccount(s, shop);
-    const { orderId } = await placeOrder(s, sim);
-    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const { account, orderId, delivery: d } = await bookedWithAccount(s, shop);
     // A courier id we can never learn from an order read.
     const a = await postEvent(account.endpointUrl, 'delivery_secret_1', 'driver_assigned');
     const b = await postEvent(account.endpointUrl, 'delivery_secret_1', 'picked_up');
@@ -88,10 +79,7 @@ describe('unmatched courier events', () => {
 
   it('the CLI lists, attaches by order name and dismisses, scoped to the shop', { timeout: 120_000 }, async () => {
     const shop = 'orphans-cli.myshopify.com';
-    const sim = await installShop(s, shop);
-    const account = await connectCourierAccount(s, shop);
-    const { orderId } = await placeOrder(s, sim);
-    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const { account, orderId, delivery: d } = await bookedWithAccount(s, shop);
     const a = await postEvent(account.endpointUrl, 'delivery_cli_1', 'driver_assigned');
     const c = await postEvent(account.endpointUrl, 'delivery_cli_noise', 'in_transit');
     await unmatchedState(a);
