@@ -28,6 +28,8 @@ export interface RuntimeOptions {
   workers: boolean;
   courier?: CourierClientTuning;
   dispatchRetry?: Partial<typeof DISPATCH_RETRY>;
+  /** How long a create with no answer may still be in flight (web/dispatch/booking.ts). Default: twice the courier request timeout. */
+  inFlightMs?: number;
   fulfillment?: FulfillmentJobOptions;
   queue?: { pollIntervalMs?: number; leaseMs?: number };
 }
@@ -78,7 +80,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     now: Date.now,
   };
   if (opts.workers) {
-    await registerDispatchJobs(ctx, opts.dispatchRetry);
+    await registerDispatchJobs(ctx, opts.dispatchRetry, { inFlightMs: opts.inFlightMs ?? 2 * (opts.courier?.requestTimeoutMs ?? 15_000) });
     await registerFulfillmentJobs(ctx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
     await ctx.queue.every(JOBS.retention, RETENTION_SWEEP_MS, async () =>
       void (await eraseExpiredPersonalData(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandboxCourier, type RunningSandbox } from '../../web/sandbox/courier.ts';
 import { SandboxControl } from '../../web/sandbox/control.ts';
 import {
-  ConfigError, CredentialsError, DeliveryApiError, DeliveryClient, IdempotencyConflictError, RejectedError, ScopeError, TokenCache, TransientError,
+  ConfigError, CredentialsError, DeliveryApiError, DeliveryClient, IdempotencyConflictError, OutcomeUnknownError, RejectedError, ScopeError, TokenCache, TransientError,
   serializeCreateOrder, type CreateOrderRequest, type DeliveryClientOptions,
 } from '../../web/delivery/index.ts';
 import { createLogger } from '../../web/ops/logger.ts';
@@ -241,18 +241,15 @@ describe('createOrder', () => {
   it.each([
     ['two 503s', [{ route: 'create', type: 'status', status: 503, count: 2 }], 3],
     ['a 500 then a 502', [{ route: 'create', type: 'status', status: 500 }, { route: 'create', type: 'status', status: 502 }], 3],
-    ['a dropped connection after the order was created', [{ route: 'create', type: 'drop_after_commit' }], 2],
-    ['a dropped connection before anything happened', [{ route: 'create', type: 'drop' }], 2],
     ['a 429 without Retry-After', [{ route: 'create', type: 'status', status: 429 }], 2],
     [
-      '503, drop-after-commit, 429 and 504 in a row',
+      '503, 429 and 504 in a row',
       [
         { route: 'create', type: 'status', status: 503 },
-        { route: 'create', type: 'drop_after_commit' },
         { route: 'create', type: 'status', status: 429, retryAfter: '0' },
         { route: 'create', type: 'status', status: 504 },
       ],
-      5,
+      4,
     ],
   ] as const)('retries %s with the same key and byte-identical body; exactly one order', async (_name, faults, attempts) => {
     await ctl.addFault(faults.map((f) => ({ ...f })));
@@ -304,14 +301,40 @@ describe('createOrder', () => {
     expect(sleeps.reduce((a, b) => a + b, 0)).toBeLessThan(3_000);
   });
 
-  it('retries a request that timed out; still exactly one order', async () => {
-    await ctl.addFault({ route: 'create', type: 'latency', latencyMs: 1_500 });
+  // The outcome of these is unknown: the courier may hold the order, or still be booking it, and need
+  // not dedupe a key in flight. The client never resends them; the caller looks the order up by reference.
+  it.each([
+    ['a dropped connection after the order was created', { route: 'create', type: 'drop_after_commit' }, 1],
+    ['a dropped connection before anything happened', { route: 'create', type: 'drop' }, 0],
+  ] as const)('does not resend after %s: OutcomeUnknownError, one POST, the reference search tells', async (_name, fault, orders) => {
+    await ctl.addFault({ ...fault });
+    const { client, sleeps } = harness();
+    const e = await rejection(client.createOrder({ body: serializeCreateOrder(request('R-4d')), idempotencyKey: 'k-4d' }));
+    expect(e).toBeInstanceOf(OutcomeUnknownError);
+    expect(e).toMatchObject({ kind: 'transient', retryable: true, outcomeUnknown: true });
+    expect(e.message).toMatch(/may have booked it/);
+    expect(sleeps).toHaveLength(0);
+    expect(await ctl.requests({ route: 'create' })).toHaveLength(1);
+    expect((await client.findOrdersByReference('R-4d')).length).toBe(orders);
+  });
+
+  it('does not resend a create that timed out while the courier was still booking it', async () => {
+    await ctl.updateSettings({ createHoldMs: 1_500, dedupeInFlight: false });
     const { client } = harness({ requestTimeoutMs: 300 });
-    const r = await client.createOrder({ body: serializeCreateOrder(request('R-8')), idempotencyKey: 'k-8' });
-    expect(r.attempts).toBeGreaterThanOrEqual(2);
-    // the slow first request is still processed by the server later: it must be a replay
+    const e = await rejection(client.createOrder({ body: serializeCreateOrder(request('R-8')), idempotencyKey: 'k-8' }));
+    expect(e).toBeInstanceOf(OutcomeUnknownError);
+    expect(e.message).toMatch(/timed out/);
     await new Promise((done) => setTimeout(done, 1_600));
     expect(await ctl.ordersCreatedFor('R-8')).toBe(1);
+    expect(await ctl.requests({ route: 'create' })).toHaveLength(1);
+  });
+
+  it('a refused connection reached nobody: retried, and a plain TransientError in the end', async () => {
+    const { client, sleeps } = harness({ baseUrl: 'http://127.0.0.1:1' });
+    const e = await rejection(client.createOrder({ body: serializeCreateOrder(request('R-8r')), idempotencyKey: 'k-8r' }));
+    expect(e).not.toBeInstanceOf(OutcomeUnknownError);
+    expect(e).toBeInstanceOf(TransientError);
+    expect(sleeps.length).toBe(4);
   });
 
   it('returns a 4xx validation error with the field named, and does not retry it', async () => {

@@ -45,15 +45,17 @@ describe('when things go wrong', () => {
     expect(await s.courier.faults()).toEqual([]);
     // Every create for an order carried the same Idempotency-Key and the same bytes.
     const creates = (await s.courier.requests({ route: 'create' })).filter((r) => keys.has(r.idempotencyKey ?? ''));
-    expect(creates.length).toBeGreaterThanOrEqual(2 + 8);
+    // 4 × 503, the dropped answer (never resent: looked up by reference), 3 × 500, then the other order's booking.
+    expect(creates.length).toBeGreaterThanOrEqual(1 + 8);
     expect(creates.map((r) => r.status)).toEqual(expect.arrayContaining([503, 0, 500]));
     expect(new Set(creates.map((r) => r.idempotencyKey)).size).toBe(2);
     for (const key of keys) {
       const bodies = new Set(creates.filter((r) => r.idempotencyKey === key).map((r) => r.bodySha256));
       expect(bodies.size, `bodies sent under ${key}`).toBe(1);
     }
-    // The answer lost after the order was made was recovered by replaying the same key.
-    expect((await s.courier.stats()).idempotentReplays).toBeGreaterThanOrEqual(1);
+    // The answer lost after the order was made was recovered by looking the order up, not by sending it again.
+    expect(creates.filter((r) => r.status === 0)).toHaveLength(1);
+    expect((await s.courier.requests({ route: 'list' })).length).toBeGreaterThanOrEqual(1);
   });
 
   it('courier webhooks sent twice and shuffled: one fulfillment each, events only forward, ending DELIVERED', async () => {
@@ -119,10 +121,9 @@ describe('when things go wrong', () => {
       await expectOrder(s, shop, o.id, { outcome: 'DELIVERED' }, { anyEventSubsequence: true });
       expect(await s.courier.ordersCreatedFor(o.id), `courier orders for ${o.name}`).toBe(1);
     }
-    // C's booking was recovered by replaying its Idempotency-Key, not booked again.
+    // C's booking was recovered by looking it up by reference after the restart, not sent again.
     const cCreates = (await s.courier.requests({ route: 'create' })).filter((r) => r.idempotencyKey === cc.idempotencyKey);
-    expect(cCreates.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(cCreates.map((r) => r.bodySha256)).size).toBe(1);
+    expect(cCreates).toHaveLength(1);
     expect((await s.sim.operations(shop, 'FulfillmentCreate')).filter((op) => op.outcome === 'ok')).toHaveLength(4);
     const held = await s.cliJson<Array<{ shopifyOrderId: string; status: string }>>(['deliveries', shop]);
     expect(held.map((x) => x.status)).toEqual(['DELIVERED', 'DELIVERED', 'DELIVERED', 'DELIVERED']);

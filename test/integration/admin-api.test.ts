@@ -301,7 +301,7 @@ describe('deliveries', () => {
 
   it('is empty before any order', async () => {
     const r = await api.get('/api/deliveries');
-    expect(r.body).toEqual({ deliveries: [], nextCursor: null, counts: {} });
+    expect(r.body).toEqual({ deliveries: [], nextCursor: null, counts: {}, unmatchedEvents: 0, duplicateBookings: 0 });
   });
 
   it('fix phone and retry: attention in plain words → 422 naming the field for a bad number → CREATED with a timeline and the courier exchange', async () => {
@@ -329,7 +329,7 @@ describe('deliveries', () => {
     await waitForStatus(s.app, shop, orderId, 'CREATED');
 
     const detail = (await api.get(`/api/deliveries/${delivery.id}`)).body.delivery;
-    expect(detail).toMatchObject({ status: 'CREATED', statusLabel: 'Created', attention: null, actions: [], overrides: { phone: '082 555 1234' } });
+    expect(detail).toMatchObject({ status: 'CREATED', statusLabel: 'Created', attention: null, actions: ['check'], overrides: { phone: '082 555 1234' } });
     expect(detail.price).toMatch(/^\d+\.\d{2}$/);
     expect(detail.dispatchJobId).toBeTruthy();
     expect(detail.request).toMatchObject({ reference: orderId, dropoff: { phone: '+27825551234' } });

@@ -75,7 +75,7 @@ describe('orders/paid → courier order', () => {
     expect(await s.app.db.delivery.count({ where: { shopifyOrderId: orderId } })).toBe(1);
   });
 
-  it('5xx ×3, then 429, then a dropped answer after commit: exactly one order, delivery CREATED', async () => {
+  it('5xx ×3, then 429, then a dropped answer after commit: exactly one order, adopted by reference, delivery CREATED', async () => {
     const shop = 'storm.myshopify.com';
     const sim = await installShop(s, shop);
     await s.courier.addFault([
@@ -87,9 +87,11 @@ describe('orders/paid → courier order', () => {
     const d = await waitForStatus(s.app, shop, orderId, 'CREATED', 30_000);
     expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
     const creates = (await s.courier.requests({ route: 'create' })).filter((r) => r.idempotencyKey === d.idempotencyKey);
-    expect(creates.length).toBeGreaterThanOrEqual(6);
-    // Every retry sent the same key and the same bytes.
+    // Four definite refusals retried; the dropped answer is never resent: the order is looked up and adopted.
+    expect(creates.length).toBe(5);
     expect(new Set(creates.map((r) => r.bodySha256)).size).toBe(1);
+    expect((await s.courier.requests({ route: 'list' })).length).toBeGreaterThanOrEqual(1);
+    expect(d.events.some((e) => e.kind === 'adopted' && e.message!.includes(d.courierOrderId!))).toBe(true);
   });
 
   it('an order the courier refuses needs attention, with the courier message, and is not retried', async () => {

@@ -30,6 +30,8 @@ export const FAST_RUNTIME: Partial<RuntimeOptions> = {
   courier: { retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000 }, requestTimeoutMs: 5_000 },
   dispatchRetry: { maxAttempts: 4, baseDelayMs: 50, maxDelayMs: 500 },
   queue: { pollIntervalMs: 50 },
+  // A create with no answer is looked up by reference after this long (web/dispatch/booking.ts).
+  inFlightMs: 1_000,
 };
 
 export async function startTestApp(

@@ -17,6 +17,9 @@ import { checkCourierUrl, courierUrlPolicy } from '../delivery/address-policy.ts
 import { normalisePhone } from '../dispatch/mapping.ts';
 import { toCents } from '../dispatch/money.ts';
 import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
+import { checkDeliveryNow, CheckNowError } from '../fulfillment/reconcile.ts';
+import { attachEvent, countUnmatched, dismissEvent, listUnmatched, resolveDuplicates } from '../fulfillment/unmatched.ts';
+import { checkFix } from '../dispatch/fix.ts';
 import { ActionError, dispatchNow, fixAndRetry, problemsMessage, recordAndDispatch, redispatch, retryDelivery } from '../dispatch/service.ts';
 import { DELIVERY_STATUSES } from '../dispatch/status.ts';
 import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
@@ -179,6 +182,46 @@ export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   act('retry', (tx, domain, id) => retryDelivery(tx, ctx.queue, domain, id), 'Queued again');
   act('redispatch', (tx, domain, id) => redispatch(tx, ctx.queue, domain, id), 'Queued for a new delivery');
 
+  r.post('/deliveries/:id/check', async (req, res) => {
+    const domain = shopOf(res);
+    const id = String(req.params.id);
+    const r = await checkDeliveryNow(ctx, domain, id);
+    res.locals.log?.info({ deliveryId: id, action: 'check', result: r.result }, 'merchant action');
+    const message = r.result === 'failed' ? 'The courier could not be read; see the log' : r.result === 'changed' ? `Courier status: ${r.courierStatus}` : 'No change at the courier';
+    res.json({ message, result: r.result, delivery: await deliveryDetail(ctx, domain, id) });
+  });
+
+  r.post('/deliveries/:id/resolve', async (req, res) => {
+    const domain = shopOf(res);
+    const id = String(req.params.id);
+    await resolveDuplicates(ctx, domain, id);
+    res.locals.log?.info({ deliveryId: id, action: 'resolve' }, 'merchant action');
+    res.json({ message: 'Marked resolved', delivery: await deliveryDetail(ctx, domain, id) });
+  });
+
+  // --- unmatched courier events ------------------------------------------------------------------
+
+  r.get('/courier-events/unmatched', async (req, res) => {
+    const limit = Number(req.query.limit ?? 100);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ApiError(400, 'limit must be a whole number from 1 to 500', { limit: 'must be 1 to 500' });
+    res.json(await listUnmatched(ctx, shopOf(res), { limit }));
+  });
+
+  r.post('/courier-events/:id/attach', async (req, res) => {
+    const deliveryId = typeof req.body?.deliveryId === 'string' ? req.body.deliveryId.trim() : '';
+    if (!deliveryId) throw new ApiError(422, 'deliveryId is required', { deliveryId: 'required' });
+    const r = await attachEvent(ctx, shopOf(res), String(req.params.id), deliveryId);
+    ctx.queue.notify();
+    res.locals.log?.info({ eventId: req.params.id, deliveryId, action: 'attach' }, 'merchant action');
+    res.json({ message: `Attached; ${r.applied} event(s) applied`, ...r });
+  });
+
+  r.post('/courier-events/:id/dismiss', async (req, res) => {
+    await dismissEvent(ctx, shopOf(res), String(req.params.id));
+    res.locals.log?.info({ eventId: req.params.id, action: 'dismiss' }, 'merchant action');
+    res.json({ message: 'Dismissed' });
+  });
+
   r.post('/deliveries/:id/fix', async (req, res) => {
     const domain = shopOf(res);
     const id = String(req.params.id);
@@ -258,7 +301,7 @@ function apiErrors(err: unknown, _req: Request, res: Response, next: NextFunctio
   if (res.headersSent) return next(err);
   if (err instanceof ApiError) return void res.status(err.status).json(err.errors ? { error: err.message, errors: err.errors } : { error: err.message });
   if (err instanceof SettingsValidationError) return void res.status(422).json({ error: 'Some settings are not valid', errors: err.fields });
-  if (err instanceof ActionError) return void res.status(err.status).json({ error: err.message });
+  if (err instanceof ActionError || err instanceof CheckNowError) return void res.status(err.status).json({ error: err.message });
   if (err instanceof ShopNotFoundError || err instanceof DataRequestNotFound) return void res.status(404).json({ error: err.message });
   if (err instanceof MissingCredentialsError) return void res.status(422).json({ error: err.message });
   if (err instanceof DeliveryApiError) {
@@ -468,7 +511,7 @@ async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
   if (!parsed.success) throw new ApiError(400, 'invalid filter', fieldErrors(parsed.error));
   const f = parsed.data;
   const shop = await findShop(ctx.db, domain);
-  if (!shop) return { deliveries: [], nextCursor: null, counts: {} };
+  if (!shop) return { deliveries: [], nextCursor: null, counts: {}, unmatchedEvents: 0, duplicateBookings: 0 };
   const settings = parseStoredSettings(shop.settings);
   const and: any[] = [{ shopId: shop.id }];
   if (f.status.length) and.push({ status: { in: f.status } });
@@ -509,6 +552,9 @@ async function listDeliveries(ctx: AppContext, domain: string, query: unknown) {
     deliveries: page.map((d) => deliverySummary(d, d.events[0] ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate })),
     nextCursor: rows.length > f.limit ? encodeCursor(page.at(-1)!) : null,
     counts: Object.fromEntries(grouped.map((g) => [g.status, g._count._all])),
+    unmatchedEvents: await countUnmatched(ctx, domain),
+    // Booked more than once by the courier: listed with every id until the merchant marks it resolved.
+    duplicateBookings: await ctx.db.delivery.count({ where: { shopId: shop.id, reasonCode: 'duplicate_courier_orders' } }),
   };
 }
 
@@ -557,27 +603,9 @@ async function deliveryDetail(ctx: AppContext, domain: string, id: string) {
 
 /** Phone and/or coordinates; the phone must be a valid number where the order goes. */
 function parseFix(body: unknown, order: OrderSnapshot): Overrides {
-  const Fix = z
-    .object({
-      phone: z.string().trim().min(1, 'enter a phone number').max(32).optional(),
-      latitude: z.coerce.number({ error: 'expected decimal degrees, e.g. -26.1076' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').optional(),
-      longitude: z.coerce.number({ error: 'expected decimal degrees, e.g. 28.0567' }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180').optional(),
-    })
-    .strict();
-  const r = Fix.safeParse(body);
-  if (!r.success) throw new ApiError(422, 'The correction is not valid', fieldErrors(r.error));
-  const fix = r.data;
-  const errors: FieldErrors = {};
-  if ((fix.latitude === undefined) !== (fix.longitude === undefined)) errors[fix.latitude === undefined ? 'latitude' : 'longitude'] = 'enter both latitude and longitude';
-  if (fix.latitude === 0 && fix.longitude === 0) errors.latitude = '0, 0 is not a real address location';
-  if (fix.phone !== undefined) {
-    const country = order.shipping_address?.country_code?.toUpperCase() ?? null;
-    const p = normalisePhone([fix.phone], country);
-    if ('problem' in p) errors.phone = p.problem.message;
-  }
-  if (!Object.keys(fix).length) errors.phone = 'enter a phone number or coordinates';
-  if (Object.keys(errors).length) throw new ApiError(422, 'The correction is not valid', errors);
-  return OverridesSchema.parse(fix);
+  const r = checkFix(body, order);
+  if (!r.ok) throw new ApiError(422, 'The correction is not valid', r.errors);
+  return r.fix;
 }
 
 /** A price quote for an order, built exactly as dispatch would build its request (active environment). */

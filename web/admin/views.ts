@@ -5,10 +5,17 @@
 import type { DeliveryStatus, ReasonCode } from '../dispatch/status.ts';
 
 /** The merchant's actions, by the service function that performs them. */
-export type DeliveryAction = 'dispatch' | 'retry' | 'fix' | 'redispatch';
+export type DeliveryAction = 'dispatch' | 'retry' | 'fix' | 'redispatch' | 'check' | 'resolve';
 
-export function actionsFor(status: string): DeliveryAction[] {
+export function actionsFor(status: string, reasonCode: string | null = null): DeliveryAction[] {
+  const resolve: DeliveryAction[] = reasonCode === 'duplicate_courier_orders' ? ['resolve'] : [];
   switch (status as DeliveryStatus) {
+    case 'CREATED':
+    case 'IN_PROGRESS':
+    case 'CANCEL_REQUESTED_IN_SHOPIFY':
+      return ['check', ...resolve];
+    case 'DELIVERED':
+      return resolve;
     case 'SKIPPED':
       return ['dispatch', 'fix'];
     case 'NEEDS_ATTENTION':
@@ -60,6 +67,11 @@ export const REASONS: Record<ReasonCode, { title: string; hint: string }> = {
   courier_cancelled: { title: 'The courier cancelled the delivery', hint: 'Re-dispatch to book a new delivery.' },
   cancel_with_courier: { title: 'Cancel with the courier', hint: 'The order was cancelled after it was booked: cancel the courier job in the courier portal.' },
   shopify_error: { title: 'Shopify refused an update', hint: 'See the timeline for Shopify’s message.' },
+  invalid_field: { title: 'A field is too long or not valid', hint: 'Correct the field named below with Fix, then retry.' },
+  duplicate_courier_orders: {
+    title: 'The courier booked this order more than once',
+    hint: 'Cancel the extra courier orders listed below in the courier portal, then mark this resolved. Updates keep coming from the order this app tracks.',
+  },
 };
 
 export interface DeliveryRowLike {
@@ -136,7 +148,7 @@ export function deliverySummary(d: DeliveryRowLike, lastEvent: EventRowLike | nu
     courierStatus: d.courierStatus ?? null,
     trackingUrl: trackingUrl(opts.trackingUrlTemplate ?? null, d),
     lastEvent: lastEvent ? eventView(lastEvent) : null,
-    actions: actionsFor(d.status),
+    actions: actionsFor(d.status, d.reasonCode),
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };

@@ -28,7 +28,10 @@ import { fetchOrderAsPayload } from '../shopify/operations.ts';
 import { getSettings } from '../settings/store.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { sendTestWebhook } from '../fulfillment/test-webhook.ts';
-import { reconcileOnce } from '../fulfillment/reconcile.ts';
+import { checkDeliveryNow, CheckNowError, reconcileOnce } from '../fulfillment/reconcile.ts';
+import { checkFix } from '../dispatch/fix.ts';
+import { parseOrderSnapshot } from '../dispatch/order.ts';
+import { attachEvent, dismissEvent, listUnmatched, resolveDuplicates } from '../fulfillment/unmatched.ts';
 import type { CliRuntime } from './runtime.ts';
 import { readSecret } from './secrets.ts';
 
@@ -109,6 +112,15 @@ async function action(rt: CliRuntime, fn: (tx: Tx) => Promise<unknown>) {
     throw e;
   }
   rt.ctx.queue.notify();
+}
+
+async function unmatchedAction<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof ActionError) throw new CliError(e.message);
+    throw e;
+  }
 }
 
 async function showDelivery(rt: CliRuntime, shop: string, ref: string, json: boolean) {
@@ -377,22 +389,26 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   fix: {
-    summary: 'correct the phone or coordinates of a delivery and retry it',
-    usage: 'fix <shop> <delivery|order id|#name> [--phone P] [--lat=N --lng=N]   (write negatives as --lat=-26.1)',
+    summary: 'correct what stops a delivery (phone, coordinates, name, address, e-mail) and retry it',
+    usage: 'fix <shop> <delivery|order id|#name> [--phone P] [--lat=N --lng=N] [--name N] [--address1 A] [--address2 A] [--city C] [--email E]   (write negatives as --lat=-26.1)',
     async run(rt, args) {
-      const { values, positionals } = parse(args, { phone: { type: 'string' }, lat: { type: 'string' }, lng: { type: 'string' } }, 2);
+      const options = { phone: { type: 'string' }, lat: { type: 'string' }, lng: { type: 'string' }, name: { type: 'string' }, address1: { type: 'string' }, address2: { type: 'string' }, city: { type: 'string' }, email: { type: 'string' } } as const;
+      const { values, positionals } = parse(args, options, 2);
       const shop = shopArg(positionals[0]);
       const d = await findDelivery(rt.ctx.db, shop, positionals[1]);
-      const fix: Record<string, unknown> = {};
-      if (values.phone !== undefined) fix.phone = values.phone;
+      const input: Record<string, unknown> = {};
+      for (const k of ['phone', 'name', 'address1', 'address2', 'city', 'email'] as const) if (values[k] !== undefined) input[k] = values[k];
       if ((values.lat === undefined) !== (values.lng === undefined)) throw new CliError('--lat and --lng go together');
       if (values.lat !== undefined) {
-        fix.latitude = Number(values.lat);
-        fix.longitude = Number(values.lng);
-        if (!Number.isFinite(fix.latitude) || !Number.isFinite(fix.longitude)) throw new CliError('--lat and --lng must be decimal degrees, e.g. --lat -26.1076 --lng 28.0567');
+        input.latitude = Number(values.lat);
+        input.longitude = Number(values.lng);
+        if (!Number.isFinite(input.latitude) || !Number.isFinite(input.longitude)) throw new CliError('--lat and --lng must be decimal degrees, e.g. --lat -26.1076 --lng 28.0567');
       }
-      if (!Object.keys(fix).length) throw new CliError('nothing to fix: give --phone and/or --lat with --lng');
-      await action(rt, (tx) => fixAndRetry(tx, rt.ctx.queue, shop, d.id, fix));
+      if (!Object.keys(input).length) throw new CliError('nothing to fix: give --phone, --lat with --lng, --name, --address1, --address2, --city or --email');
+      // The same checks as the admin API, before anything is stored (e.g. a phone invalid for the destination).
+      const checked = checkFix(input, parseOrderSnapshot(JSON.parse(d.orderJson)));
+      if (!checked.ok) throw new CliError(Object.entries(checked.errors).map(([k, v]) => `--${k === 'latitude' ? 'lat' : k === 'longitude' ? 'lng' : k}: ${v}`).join('; '));
+      await action(rt, (tx) => fixAndRetry(tx, rt.ctx.queue, shop, d.id, checked.fix));
       rt.out(`Corrected and queued ${d.orderName ?? d.shopifyOrderId} again.`);
     },
   },
@@ -442,13 +458,81 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   reconcile: {
-    summary: 'ask the courier now about quiet deliveries and retry unmatched events',
-    usage: 'reconcile [<shop>]',
+    summary: 'ask the courier now about quiet deliveries and retry unmatched events; with an order, read that one at once',
+    usage: "reconcile [<shop> [<delivery|order id|#name>]]",
     async run(rt, args) {
-      const { values, positionals } = parse(args, {}, 1);
+      const { values, positionals } = parse(args, {}, 2);
+      if (positionals[1] !== undefined) {
+        const shop = shopArg(positionals[0]);
+        const d = await findDelivery(rt.ctx.db, shop, positionals[1]);
+        let r;
+        try {
+          r = await checkDeliveryNow(rt.ctx, shop, d.id);
+        } catch (e) {
+          if (e instanceof CheckNowError) throw new CliError(e.message);
+          throw e;
+        }
+        if (values.json) return rt.out(JSON.stringify(r));
+        if (r.result === 'failed') throw new CliError(`could not read courier order ${d.courierOrderId}; see the log`);
+        return rt.out(`${d.orderName ?? d.shopifyOrderId}: courier status ${r.courierStatus ?? '-'} (${r.result}).`);
+      }
       const r = await reconcileOnce(rt.ctx, positionals[0] ? { shopDomain: shopArg(positionals[0]) } : {});
       if (values.json) return rt.out(JSON.stringify(r));
       rt.out(`Checked ${r.checked} quiet deliveries: ${r.changed} changed, ${r.failed} could not be read; ${r.rematched} unmatched events retried.`);
+    },
+  },
+
+  unmatched: {
+    summary: 'courier events that match no delivery: raw event, when it came, ids tried',
+    usage: 'unmatched <shop>',
+    async run(rt, args) {
+      const { values, positionals } = parse(args, {}, 1);
+      const r = await listUnmatched(rt.ctx, shopArg(positionals[0]), { limit: 500 });
+      if (values.json) return rt.out(JSON.stringify(r, null, 2));
+      if (!r.events.length) return rt.out('No unmatched courier events.');
+      rt.out(`${r.count} unmatched courier event(s)${r.count > r.events.length ? `, newest ${r.events.length} shown` : ''}:`);
+      for (const e of r.events) {
+        rt.out(`  ${e.eventId}  ${e.environment}  received ${when(e.receivedAt)}  status ${e.status ?? '-'}  tried ${e.triedIds.join(', ') || '-'}  (${e.attempts} tries)`);
+        rt.out(`    ${JSON.stringify(e.raw)}`);
+      }
+    },
+  },
+
+  attach: {
+    summary: 'attach an unmatched courier event to a delivery (its courier id is learned; waiting events apply)',
+    usage: 'attach <shop> <event id> <delivery|order id|#name>',
+    async run(rt, args) {
+      const { positionals } = parse(args, {}, 3);
+      const shop = shopArg(positionals[0]);
+      if (!positionals[1]) throw new CliError('missing <event id> (see npm run cli -- unmatched <shop>)');
+      const d = await findDelivery(rt.ctx.db, shop, positionals[2]);
+      const r = await unmatchedAction(() => attachEvent(rt.ctx, shop, positionals[1]!, d.id));
+      rt.ctx.queue.notify();
+      rt.out(`Attached to ${d.orderName ?? d.shopifyOrderId}: ${r.applied} event(s) applied.`);
+    },
+  },
+
+  dismiss: {
+    summary: 'dismiss an unmatched courier event',
+    usage: 'dismiss <shop> <event id>',
+    async run(rt, args) {
+      const { positionals } = parse(args, {}, 2);
+      const shop = shopArg(positionals[0]);
+      if (!positionals[1]) throw new CliError('missing <event id> (see npm run cli -- unmatched <shop>)');
+      await unmatchedAction(() => dismissEvent(rt.ctx, shop, positionals[1]!));
+      rt.out(`Dismissed ${positionals[1]}.`);
+    },
+  },
+
+  resolve: {
+    summary: 'mark duplicate courier orders resolved (after cancelling the extras in the courier portal)',
+    usage: 'resolve <shop> <delivery|order id|#name>',
+    async run(rt, args) {
+      const { positionals } = parse(args, {}, 2);
+      const shop = shopArg(positionals[0]);
+      const d = await findDelivery(rt.ctx.db, shop, positionals[1]);
+      await unmatchedAction(() => resolveDuplicates(rt.ctx, shop, d.id));
+      rt.out(`Marked ${d.orderName ?? d.shopifyOrderId} resolved.`);
     },
   },
 

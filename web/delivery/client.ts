@@ -12,7 +12,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../ops/logger.ts';
 import {
-  BadResponseError, ConfigError, CredentialsError, IdempotencyConflictError, RejectedError, ScopeError,
+  BadResponseError, ConfigError, CredentialsError, IdempotencyConflictError, OutcomeUnknownError, RejectedError, ScopeError,
   TransientError, describeErrorBody, fieldFromError, foreignExcerpt, isIdempotencyConflict, isIdempotencyInProgress, oneLine, scrubSecrets,
 } from './errors.ts';
 import { isRetryableStatus, nextRetry, parseRetryAfter, resolveRetryPolicy, type RetryPolicy } from './retry.ts';
@@ -74,7 +74,9 @@ class RetrySignal {
   readonly body?: string;
   readonly retryAfterMs?: number;
   readonly cause?: unknown;
-  constructor(problem: string, opts: { status?: number; body?: string; retryAfterMs?: number; cause?: unknown } = {}) {
+  /** The request may have reached the service (sent, then no answer). */
+  readonly sent?: boolean;
+  constructor(problem: string, opts: { status?: number; body?: string; retryAfterMs?: number; cause?: unknown; sent?: boolean } = {}) {
     this.problem = problem;
     Object.assign(this, opts);
   }
@@ -253,6 +255,11 @@ export class DeliveryClient {
         return await attemptFn(Math.max(1, Math.min(this.#requestTimeoutMs, remaining)));
       } catch (e) {
         if (!(e instanceof RetrySignal)) throw e;
+        if (label === 'createOrder' && e.sent) {
+          // The courier may still be booking it; resending now could book it twice (a courier need not dedupe keys in flight).
+          this.#log?.warn({ op: label, attempt, problem: e.problem }, 'courier create outcome unknown; not resent');
+          throw new OutcomeUnknownError(`${OP_LABEL[label]}: ${e.problem}; the courier may have booked it. The order is looked up by reference before anything is sent again.`, { attempts: counter.n || attempt, cause: e.cause });
+        }
         const decision = retry
           ? nextRetry({ attempt, elapsedMs: this.#now() - started, retryAfterMs: e.retryAfterMs, policy: this.#policy, random: this.#random })
           : ({ retry: false, reason: 'not_retried' } as const);
@@ -334,7 +341,13 @@ export class DeliveryClient {
   }
 
   async #token(timeoutMs: number, force: boolean): Promise<CachedToken> {
-    return this.#cache.getOrFetch(this.#cacheKey, this.#fp, this.#now(), () => this.#requestToken(timeoutMs), force);
+    try {
+      return await this.#cache.getOrFetch(this.#cacheKey, this.#fp, this.#now(), () => this.#requestToken(timeoutMs), force);
+    } catch (e) {
+      // A lost token request sent no order.
+      if (e instanceof RetrySignal && e.sent) throw new RetrySignal(e.problem, { status: e.status, body: e.body, retryAfterMs: e.retryAfterMs, cause: e.cause });
+      throw e;
+    }
   }
 
   async #requestToken(timeoutMs: number): Promise<CachedToken> {
@@ -390,7 +403,7 @@ export class DeliveryClient {
     } catch (e) {
       const forbidden = [e, (e as { cause?: unknown })?.cause].find((x) => x instanceof ForbiddenAddressError);
       if (forbidden) throw new ConfigError(`Refused to connect to the courier base URL: ${(forbidden as Error).message}`);
-      throw new RetrySignal(describeNetworkError(e), { cause: e });
+      throw new RetrySignal(describeNetworkError(e), { cause: e, sent: !neverSent(e) });
     }
     if (text === null) throw new BadResponseError(`The courier response to ${method} ${path.split('?')[0]} is larger than ${MAX_RESPONSE_BYTES} bytes`, { status });
     return { status, text, headers: resHeaders };
@@ -455,6 +468,13 @@ function isJsonObject(text: string | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+/** Failures before the request could reach the service: resending is safe. */
+export function neverSent(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string } } | undefined;
+  const code = err?.code ?? err?.cause?.code;
+  return code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
 }
 
 /** A short, secret-free description of a network failure. */

@@ -27,7 +27,7 @@ export class DeliveryApiError extends Error {
   readonly attempts?: number;
 
   constructor(kind: DeliveryErrorKind, message: string, opts: DeliveryErrorOptions = {}) {
-    super(oneLine(message), opts.cause === undefined ? undefined : { cause: opts.cause });
+    super(oneLine(message, 1000), opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.kind = kind;
     if (opts.status !== undefined) this.status = opts.status;
@@ -75,6 +75,15 @@ export class TransientError extends DeliveryApiError {
   constructor(message: string, opts: DeliveryErrorOptions = {}) {
     super('transient', message, { ...opts, retryable: true });
   }
+}
+
+/**
+ * A create whose outcome is unknown: the request was sent and then timed out, or the
+ * connection dropped before an answer. The courier may hold the order, or still be booking
+ * it. Not resent by the client: the caller waits, then looks the order up by reference.
+ */
+export class OutcomeUnknownError extends TransientError {
+  readonly outcomeUnknown = true;
 }
 
 /** A 2xx the client cannot use (not JSON, required field missing). */
@@ -187,6 +196,35 @@ export function describeErrorBody(text: string | undefined): ErrorBodyInfo {
   const scope = str(errObj?.scope) ?? str(errObj?.required_scope) ?? str(root.scope) ?? str(root.required_scope) ?? scopeInText(message);
   if (scope) info.scope = scope;
   return info;
+}
+
+/**
+ * Every field problem an error body lists, as "field: message" lines (the
+ * sandbox's details, {errors:[...]}, RFC 7807 invalid_params, error.details).
+ * A body that lists none gives [].
+ */
+export function errorDetails(text: string | undefined): string[] {
+  if (!text) return [];
+  let j: unknown;
+  try {
+    j = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const root = firstObject(j);
+  if (!root) return [];
+  const errObj = firstObject(root.error);
+  const list = [root.details, root.errors, root.invalid_params, errObj?.details, errObj?.errors].find(Array.isArray) as unknown[] | undefined;
+  if (!list) return [];
+  return list.flatMap((item) => {
+    if (typeof item === 'string') return item.trim() ? [oneLine(item, 200)] : [];
+    const o = firstObject(item);
+    if (!o) return [];
+    const field = fieldOf(o, true);
+    const message = str(o.message) ?? str(o.reason) ?? str(o.detail) ?? str(o.code);
+    if (!message && !field) return [];
+    return [oneLine(field && message && !message.includes(field) ? `${field}: ${message}` : (message ?? field)!, 200)];
+  });
 }
 
 function fieldOfRoot(root: Record<string, unknown>): string | undefined {

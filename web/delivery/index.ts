@@ -7,8 +7,8 @@ export { DeliveryClient, OPERATION_SCOPES, describeNetworkError, type DeliveryCl
 export { TokenCache, defaultTokenCache, tokenExpiresAt, DEFAULT_TOKEN_LIFETIME_SEC, type CachedToken } from './token.ts';
 export { DEFAULT_RETRY, backoffDelay, isRetryableStatus, nextRetry, parseRetryAfter, type RetryPolicy, type RetryDecision } from './retry.ts';
 export {
-  DeliveryApiError, CredentialsError, ScopeError, RejectedError, IdempotencyConflictError, TransientError, BadResponseError, ConfigError,
-  isDeliveryApiError, describeErrorBody, fieldFromError, type DeliveryErrorKind, type ErrorBodyInfo,
+  DeliveryApiError, CredentialsError, ScopeError, RejectedError, IdempotencyConflictError, TransientError, OutcomeUnknownError, BadResponseError, ConfigError,
+  isDeliveryApiError, describeErrorBody, errorDetails, fieldFromError, type DeliveryErrorKind, type ErrorBodyInfo,
 } from './errors.ts';
 export { extractQuote, mapCreateOrderResponse, mapQuoteResponse, toOrderList, toOrderView } from './extract.ts';
 export { NumberText, parseJsonExact, toPlainDecimal } from './json.ts';

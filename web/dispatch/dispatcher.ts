@@ -9,9 +9,13 @@
 //   crash during the call        → the job reruns; the courier dedupes by key;
 //   crash after the courier answered, before we stored it → same, and we store
 //                                  the replayed answer.
+// A create whose outcome is unknown (timeout, dropped connection, crash) is
+// never resent while it may still be in flight: booking.ts decides when to
+// wait, when to look the order up by reference and adopt it, and when to send.
 import type { AppContext } from '../context.ts';
 import { MissingCredentialsError } from '../context.ts';
-import { DeliveryApiError, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
+import { DeliveryApiError, errorDetails, OutcomeUnknownError, parseCreateOrderBody, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
+import { adoptedResult, duplicateReason, matchReference, nextCreateStep, summarise } from './booking.ts';
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { courierAccess, type CourierAccess } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
@@ -27,9 +31,17 @@ import type { Problem, ReasonCode } from './status.ts';
 
 export const DISPATCH_RETRY = { maxAttempts: 10, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
 
-export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeof DISPATCH_RETRY> = {}): Promise<void> {
+export interface DispatchOptions {
+  /** How long a create with no answer may still be in flight at the courier. Default: twice the courier request timeout. */
+  inFlightMs?: number;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_IN_FLIGHT_MS = 30_000;
+
+export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeof DISPATCH_RETRY> = {}, opts: DispatchOptions = {}): Promise<void> {
   const policy = { ...DISPATCH_RETRY, ...retry };
-  await ctx.queue.work<DispatchJobData>(JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt), {
+  await ctx.queue.work<DispatchJobData>(JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt, { ...opts, signal: job.signal }), {
     concurrency: 8,
     retry: policy,
     onExhausted: (job, error) => markFailed(ctx, job.data, error),
@@ -54,7 +66,7 @@ async function attention(ctx: AppContext, d: { id: string; generation: number },
   ctx.log.warn({ deliveryId: d.id, reason: code }, `delivery needs attention: ${message}`);
 }
 
-export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt = 1): Promise<void> {
+export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt = 1, opts: DispatchOptions = {}): Promise<void> {
   const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
   // Superseded (a newer generation), already done, or cancelled meanwhile: nothing to do.
   if (!d || d.generation !== job.generation || d.status !== 'PENDING') return;
@@ -97,28 +109,101 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     }
     const stored = await ctx.db.delivery.updateMany({
       where: { id: d.id, generation: d.generation, status: 'PENDING', requestBody: null },
-      data: { requestBody: body, idempotencyKey: key, tries: { increment: 1 } },
+      data: { requestBody: body, idempotencyKey: key, tries: { increment: 1 }, createSentAt: new Date(ctx.now()) },
     });
     if (stored.count !== 1) return; // another worker built it first; its job owns the call
   } else {
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { tries: { increment: 1 } } });
+    const reference = referenceOf(body);
+    const step = nextCreateStep(d.createSentAt?.getTime() ?? null, ctx.now(), opts.inFlightMs ?? DEFAULT_IN_FLIGHT_MS);
+    if (step.kind === 'wait') {
+      log.info({ waitMs: step.ms }, 'an earlier create may still be in flight; waiting before looking it up');
+      await sleep(step.ms, opts.signal);
+    }
+    if (step.kind !== 'send') {
+      // Throws (and the job retries) if the courier cannot be asked: nothing is sent blind.
+      const found = matchReference(await client.findOrdersByReference(reference), reference);
+      if (found) {
+        await recordCreated(ctx, d.id, d.generation, access, adoptedResult(found.keep, reference), settings.fulfillment.trigger === 'accepted');
+        await addEvent(ctx.db, d.id, { kind: 'adopted', source: 'courier', message: `The create had no answer; found courier order ${found.keep.id} by reference ${reference} and adopted it` });
+        if (found.all.length > 1) await flagDuplicates(ctx, d.id, d.generation, summarise(found.all));
+        ctx.queue.notify();
+        log.info({ courierOrderId: found.keep.id, orders: found.all.length }, 'courier order adopted by reference');
+        return;
+      }
+      log.info({ reference }, 'no courier order for the reference; sending the stored create again');
+    }
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { tries: { increment: 1 }, createSentAt: new Date(ctx.now()) } });
   }
 
   let result: CreateOrderResult;
   try {
     result = await client.createOrder({ body, idempotencyKey: key });
   } catch (e) {
-    // A 2xx we could not read may mean the order exists: only the same key and body may follow, so retry.
+    // Unknown outcome (and a 2xx we could not read): the order may exist; keep createSentAt so the next attempt looks it up first.
+    const unknown = e instanceof OutcomeUnknownError || (e instanceof DeliveryApiError && e.kind === 'bad_response');
     if (e instanceof DeliveryApiError && !e.retryable && e.kind !== 'bad_response') {
-      return attention(ctx, d, reasonForCourierError(e), `Courier refused the order: ${e.message}`, { lastError: e.message });
+      return attention(ctx, d, reasonForCourierError(e), `Courier refused the order: ${courierErrorText(e)}`, { lastError: e.message, createSentAt: null });
     }
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { lastError: errorMessage(e) } });
-    log.warn({ err: errorMessage(e) }, 'courier create failed; the job will retry');
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { lastError: errorMessage(e), ...(unknown ? {} : { createSentAt: null }) } });
+    log.warn({ err: errorMessage(e), outcomeUnknown: unknown }, 'courier create failed; the job will retry');
     throw e instanceof DeliveryApiError && !e.retryable ? new Error(e.message) : e;
   }
   await recordCreated(ctx, d.id, d.generation, access, result, settings.fulfillment.trigger === 'accepted');
   ctx.queue.notify();
   log.info({ courierOrderId: result.orderId, dispatchJobId: result.dispatchId, price: result.deliveryPrice, currency: result.currency }, 'courier order created');
+  await checkReference(ctx, d.id, d.generation, client, referenceOf(body), result.orderId);
+}
+
+function referenceOf(body: string): string {
+  const parsed = parseCreateOrderBody(body);
+  if (!parsed.ok) throw new Error(`the stored request body is unreadable: ${parsed.message}`);
+  return parsed.request.reference;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason ?? new Error('aborted'));
+    }, { once: true });
+  });
+}
+
+/**
+ * After a booking: does the courier hold more than one order for this reference
+ * (an earlier create booked after all)? Best effort: a failed search is logged
+ * and recorded on the timeline, never fatal to the booking.
+ */
+export async function checkReference(
+  ctx: AppContext, deliveryId: string, generation: number, client: { findOrdersByReference(r: string): Promise<import('../delivery/types.ts').CourierOrderView[]> },
+  reference: string, keepId: string,
+): Promise<number> {
+  let found;
+  try {
+    found = matchReference(await client.findOrdersByReference(reference), reference, keepId);
+  } catch (e) {
+    ctx.log.warn({ deliveryId, err: errorMessage(e) }, 'could not check the courier for other orders with this reference');
+    await addEvent(ctx.db, deliveryId, { kind: 'reference_check', message: `Could not check the courier for other orders with reference ${reference}: ${errorMessage(e)}` });
+    return 0;
+  }
+  const n = found?.all.length ?? 0;
+  if (found && n > 1) await flagDuplicates(ctx, deliveryId, generation, summarise(found.all));
+  return n;
+}
+
+/** More than one courier order for one delivery: listed for the merchant, nothing kept or dropped silently. */
+export async function flagDuplicates(ctx: AppContext, deliveryId: string, generation: number, all: ReturnType<typeof summarise>): Promise<void> {
+  const message = duplicateReason(all);
+  await ctx.db.$transaction(async (tx) => {
+    const n = await tx.delivery.updateMany({
+      where: { id: deliveryId, generation },
+      data: { reasonCode: 'duplicate_courier_orders', reason: message, courierOrders: JSON.stringify(all) },
+    });
+    if (n.count) await addEvent(tx, deliveryId, { kind: 'duplicate_orders', source: 'courier', message });
+  });
+  ctx.log.warn({ deliveryId, courierOrderIds: all.map((o) => o.orderId) }, 'the courier holds more than one order for one delivery');
 }
 
 /** The create-order request for an order, exactly as dispatch builds it (also used for merchant quotes). */
@@ -142,7 +227,7 @@ async function checkQuote(client: ReturnType<AppContext['courier']['for']>, body
   try {
     quote = await client.quote(body);
   } catch (e) {
-    if (e instanceof DeliveryApiError && !e.retryable) return { code: reasonForCourierError(e), message: `Could not get a price quote: ${e.message}` };
+    if (e instanceof DeliveryApiError && !e.retryable) return { code: reasonForCourierError(e), message: `Could not get a price quote: ${courierErrorText(e)}` };
     throw e;
   }
   const price = toCents(quote.price);
@@ -179,12 +264,14 @@ export async function recordCreated(
           : { reasonCode: null, reason: null }),
         courierOrderId: r.orderId,
         courierOrderStatus: r.orderStatus,
-        dispatchJobId: r.dispatchId,
-        requestId: r.requestId,
-        deliveryPrice: r.deliveryPrice,
-        currency: r.currency,
+        // An adopted order read may lack some of these (web/dispatch/booking.ts adoptedResult).
+        dispatchJobId: r.dispatchId || null,
+        requestId: r.requestId || null,
+        deliveryPrice: r.deliveryPrice || null,
+        currency: r.currency || null,
         responseBody: r.responseText,
         lastError: null,
+        createSentAt: null,
         dispatchedAt: current.dispatchedAt ?? new Date(),
         writebackPending: true,
         ...(r.deliveryId ? { courierDeliveryId: r.deliveryId } : {}),
@@ -197,7 +284,7 @@ export async function recordCreated(
       kind: 'created',
       status: r.orderStatus,
       source: 'courier',
-      message: `Courier order ${r.orderId} created: job ${r.dispatchId}, ${r.deliveryPrice} ${r.currency}`,
+      message: `Courier order ${r.orderId} created: job ${r.dispatchId || 'not given'}, ${r.deliveryPrice ? `${r.deliveryPrice} ${r.currency}` : 'price not given'}`,
     });
     await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.writeback, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}` });
     // With the trigger "accepted" the fulfillment is due now; otherwise the first status webhook brings it.
@@ -236,6 +323,13 @@ export async function runWriteback(ctx: AppContext, job: DeliveryJobData): Promi
   await addOrderTag(ctx.admin, d.shop.domain, orderGid);
   await ctx.db.delivery.update({ where: { id: d.id }, data: { writebackPending: false } });
   await addEvent(ctx.db, d.id, { kind: 'writeback', source: 'shopify', message: `Shopify order updated: delivery metafields and tag${priceProblem ? ` (${priceProblem})` : ''}` });
+}
+
+/** The courier's refusal with every detail it listed (not only the first). */
+export function courierErrorText(e: DeliveryApiError): string {
+  const details = errorDetails(e.body);
+  const missing = details.filter((d) => !e.message.includes(d));
+  return missing.length ? `${e.message}; ${missing.join('; ')}` : e.message;
 }
 
 export function reasonForCourierError(e: DeliveryApiError): ReasonCode {

@@ -4,10 +4,10 @@
 // NEEDS_ATTENTION and the courier is never called.
 import { createHash } from 'node:crypto';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import type { CreateOrderRequest } from '../delivery/index.ts';
+import { CreateOrderRequestSchema, type CreateOrderRequest } from '../delivery/index.ts';
 import { gramsOf, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { gramsToKg, money2 } from './money.ts';
-import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
+import { FIXABLE_TEXT, orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
 import type { Problem } from './status.ts';
 
 export interface MappingContext {
@@ -29,7 +29,7 @@ export const NOTES_MAX = 500;
 
 export function mapOrderToRequest(order: OrderSnapshot, ctx: MappingContext): MappingResult {
   const problems: Problem[] = [];
-  const addr = order.shipping_address;
+  const addr = order.shipping_address ? withAddressFixes(order.shipping_address, ctx.overrides) : order.shipping_address;
   const country = addr?.country_code?.toUpperCase() ?? null;
 
   // pickup.storeId: the fulfilling location's store, else the environment's default store.
@@ -71,7 +71,7 @@ export function mapOrderToRequest(order: OrderSnapshot, ctx: MappingContext): Ma
   // package.weightKg: the order's total weight, else the sum of its shippable lines, else the default.
   const grams = orderGrams(order) || gramsOf(ctx.settings.package.defaultWeightKg);
 
-  const email = order.email ?? order.contact_email;
+  const email = ctx.overrides.email !== undefined ? ctx.overrides.email : (order.email ?? order.contact_email);
   const request: CreateOrderRequest = {
     // reference: the Shopify order id (numeric, as a string); the courier echoes it and can look it up.
     reference: orderIdOf(order),
@@ -103,7 +103,43 @@ export function mapOrderToRequest(order: OrderSnapshot, ctx: MappingContext): Ma
     // metadata: string pairs the merchant recognises in the courier portal.
     metadata: { orderName: order.name, shopDomain: ctx.shopDomain, orderGid: orderGidOf(order) },
   };
-  return { ok: true, request };
+  const invalid = requestProblems(request);
+  return invalid.length ? { ok: false, problems: invalid } : { ok: true, request };
+}
+
+type Address = NonNullable<OrderSnapshot['shipping_address']>;
+
+function withAddressFixes(addr: Address, o: Overrides): Address {
+  return {
+    ...addr,
+    ...(o.name !== undefined ? { name: o.name } : {}),
+    ...(o.address1 !== undefined ? { address1: o.address1 } : {}),
+    ...(o.address2 !== undefined ? { address2: o.address2 || null } : {}),
+    ...(o.city !== undefined ? { city: o.city } : {}),
+  };
+}
+
+const FIX_OPTION: Record<string, string> = Object.fromEntries(Object.entries(FIXABLE_TEXT).map(([k, v]) => [v.field, k]));
+
+/**
+ * Our own create-order validation (the schema the client enforces), as
+ * merchant problems naming the field and the limit, so a request we would
+ * refuse to send becomes NEEDS_ATTENTION with a fix, never a failed send.
+ */
+export function requestProblems(request: CreateOrderRequest): Problem[] {
+  const r = CreateOrderRequestSchema.safeParse(request);
+  if (r.success) return [];
+  return r.error.issues.map((i) => {
+    const field = i.path.join('.');
+    const fix = FIX_OPTION[field];
+    const how = fix ? `; correct the ${fix} with Fix` : '';
+    if (i.code === 'too_big' && typeof (i as { maximum?: unknown }).maximum === 'number') {
+      const value = i.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown>)?.[k as PropertyKey], request);
+      const length = typeof value === 'string' ? `${value.length} characters` : 'too long';
+      return { code: 'invalid_field' as const, message: `${field} is ${length}; the limit is ${(i as { maximum: number }).maximum}${how}` };
+    }
+    return { code: 'invalid_field' as const, message: `${field} ${i.message}${how}` };
+  });
 }
 
 /**

@@ -67,11 +67,36 @@ export type OrderSnapshot = z.infer<typeof OrderSnapshotSchema>;
 export type Address = z.infer<typeof AddressSchema>;
 
 /** Merchant corrections applied on top of the snapshot (CLI / admin "fix and retry"). */
+/**
+ * Merchant corrections applied on top of the order snapshot: the fields our own
+ * request validation can refuse (web/dispatch/mapping.ts requestProblems).
+ * Lengths are the create-order limits (web/delivery/types.ts); address2 and
+ * email may be emptied to leave them out.
+ */
+export const FIXABLE_TEXT = {
+  name: { field: 'dropoff.name', label: 'recipient name', max: 255, optional: false },
+  address1: { field: 'dropoff.addressLine1', label: 'street address', max: 255, optional: false },
+  address2: { field: 'dropoff.addressLine2', label: 'address line 2', max: 255, optional: true },
+  city: { field: 'dropoff.city', label: 'city', max: 128, optional: false },
+  email: { field: 'dropoff.email', label: 'e-mail', max: 254, optional: true },
+} as const;
+
+const fixText = (k: keyof typeof FIXABLE_TEXT) => {
+  const f = FIXABLE_TEXT[k];
+  const base = z.string().trim().max(f.max, `${f.label} may be at most ${f.max} characters`);
+  return f.optional ? base : base.min(1, `enter the ${f.label}`);
+};
+
 export const OverridesSchema = z
   .object({
     phone: z.string().trim().min(3).max(32),
     latitude: z.number().min(-90).max(90),
     longitude: z.number().min(-180).max(180),
+    name: fixText('name'),
+    address1: fixText('address1'),
+    address2: fixText('address2'),
+    city: fixText('city'),
+    email: fixText('email').refine((s) => s === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), 'must be an e-mail address'),
   })
   .partial();
 export type Overrides = z.infer<typeof OverridesSchema>;

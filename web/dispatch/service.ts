@@ -174,13 +174,13 @@ async function requeue(
   if (opts.newGeneration || opts.rebuild) {
     // A rebuilt request goes to the environment active now; a resent one stays where it was sent.
     const settings = parseStoredSettings((await tx.shop.findUniqueOrThrow({ where: { id: d.shopId } })).settings);
-    Object.assign(data, { requestBody: null, idempotencyKey: null, tries: 0, environment: settings.activeEnvironment });
+    Object.assign(data, { requestBody: null, idempotencyKey: null, createSentAt: null, tries: 0, environment: settings.activeEnvironment });
   }
   if (opts.newGeneration) {
     Object.assign(data, {
       responseBody: null, requestId: null, courierOrderId: null, courierOrderStatus: null, dispatchJobId: null, courierDeliveryId: null,
       deliveryPrice: null, currency: null, courierStatus: null, courierStatusRank: 0, courierStatusAt: null, fulfillmentId: null,
-      shopifyStatus: null, dispatchedAt: null,
+      shopifyStatus: null, dispatchedAt: null, courierOrders: null, learnAfter: null, learnReads: 0,
     });
   }
   // Guard only what this decision rests on: background bookkeeping (sync watermarks, timestamps) may change freely.

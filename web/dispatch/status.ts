@@ -53,7 +53,9 @@ export type ReasonCode =
   | 'courier_failed'
   | 'courier_cancelled'
   | 'cancel_with_courier'
-  | 'shopify_error';
+  | 'shopify_error'
+  | 'invalid_field'
+  | 'duplicate_courier_orders';
 
 export interface Problem {
   code: ReasonCode;

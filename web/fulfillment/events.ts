@@ -15,9 +15,11 @@ import type { DeliveryStatus } from '../dispatch/status.ts';
 import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
 import { decideEvent, normaliseStatus } from './progress.ts';
+import {
+  eventRetryDelayMs, idsOfEvent, isRequestedTest, learnDelayMs, READS_PER_EVENT, READS_PER_PASS, RECENT_REFS_MS, RETRY_FOR_MS, EVENTS_PER_PASS,
+  type TestWebhookRecord,
+} from './rematch-policy.ts';
 
-/** Bookings asked about per unmatched event, newest first. */
-const LEARN_LIMIT = 25;
 
 const WHY_TEXT = {
   unknown_status: 'unknown courier status: recorded, not applied',
@@ -58,6 +60,8 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
     applied = n.count === 1;
   }
   if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now } });
+  // A read that reports the status we already hold is not news: no timeline line per reconcile pass.
+  if (!applied && input.source === 'reconcile' && !decision.apply && decision.why === 'duplicate') return false;
   await addEvent(tx, deliveryId, {
     kind: 'courier_status',
     status,
@@ -70,28 +74,47 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
   return applied;
 }
 
-export async function matchDelivery(ctx: AppContext, envId: string, ref: string): Promise<string | null> {
-  const env = await ctx.db.courierEnvironment.findUniqueOrThrow({ where: { id: envId }, include: { shop: true } });
-  const lookup = async () =>
-    (await ctx.db.courierRef.findFirst({ where: { shopId: env.shopId, environment: env.environment, value: ref }, orderBy: { generation: 'desc' } }))?.deliveryId ?? null;
-  const known = await lookup();
-  if (known) return known;
+const LEARN_STATUSES = ['CREATED', 'IN_PROGRESS', 'CANCEL_REQUESTED_IN_SHOPIFY', 'NEEDS_ATTENTION'];
 
+async function lookupRef(ctx: AppContext, env: { shopId: string; environment: string }, ids: string[]): Promise<string | null> {
+  if (!ids.length) return null;
+  const ref = await ctx.db.courierRef.findFirst({ where: { shopId: env.shopId, environment: env.environment, value: { in: ids } }, orderBy: { generation: 'desc' } });
+  return ref?.deliveryId ?? null;
+}
+
+/**
+ * Reads up to `budget` of our bookings whose delivery id we have not learned
+ * (newest first, only those whose backoff has expired) and stores the ids each
+ * read reveals. Each read first claims the booking by moving its learnAfter, so
+ * concurrent passes never read the same courier order twice. Returns the ids read.
+ */
+export async function learnCourierIds(ctx: AppContext, envId: string, budget: number, opts: { rematch?: boolean } = {}): Promise<{ read: string[]; learned: string[] }> {
+  const learned: string[] = [];
+  if (budget <= 0) return { read: [], learned };
+  const env = await ctx.db.courierEnvironment.findUniqueOrThrow({ where: { id: envId }, include: { shop: true } });
+  const now = ctx.now();
   const candidates = await ctx.db.delivery.findMany({
     where: {
       shopId: env.shopId,
       environment: env.environment,
       courierOrderId: { not: null },
       refs: { none: { kind: 'delivery' } },
-      status: { in: ['CREATED', 'IN_PROGRESS', 'CANCEL_REQUESTED_IN_SHOPIFY', 'NEEDS_ATTENTION'] },
+      status: { in: LEARN_STATUSES },
+      OR: [{ learnAfter: null }, { learnAfter: { lte: new Date(now) } }],
     },
     orderBy: { dispatchedAt: 'desc' },
-    take: LEARN_LIMIT,
+    take: budget,
   });
-  // A concurrent event may have just learned this id (and so emptied our candidate list).
-  if (!candidates.length) return lookup();
+  if (!candidates.length) return { read: [], learned };
   const client = ctx.courier.for(env.shop.domain, courierAccessFromRow(env, ctx.box, ctx.config.courierBaseUrls));
+  const read: string[] = [];
   for (const d of candidates) {
+    const claim = await ctx.db.delivery.updateMany({
+      where: { id: d.id, learnAfter: d.learnAfter },
+      data: { learnAfter: new Date(now + learnDelayMs(d.learnReads + 1)), learnReads: { increment: 1 } },
+    });
+    if (!claim.count) continue;
+    read.push(d.courierOrderId!);
     let view;
     try {
       view = await client.getOrder(d.courierOrderId!);
@@ -103,12 +126,22 @@ export async function matchDelivery(ctx: AppContext, envId: string, ref: string)
       ['delivery', view.deliveryId],
       ['dispatch', view.dispatchId],
     ]);
-    if ([view.id, view.deliveryId, view.dispatchId].includes(ref)) return d.id;
+    learned.push(...[view.deliveryId, view.dispatchId].filter((v): v is string => !!v));
   }
-  return lookup();
+  // Events processed meanwhile could not read these orders (claimed here) and may have been left UNMATCHED.
+  if (learned.length && opts.rematch !== false) await enqueueRematch(ctx, ctx.db, envId);
+  return { read, learned };
 }
 
-function isTestEvent(payload: string): boolean {
+export async function matchDelivery(ctx: AppContext, envId: string, ids: string[], readBudget = READS_PER_EVENT): Promise<{ deliveryId: string | null; read: string[] }> {
+  const env = await ctx.db.courierEnvironment.findUniqueOrThrow({ where: { id: envId } });
+  const known = await lookupRef(ctx, env, ids);
+  if (known || readBudget <= 0) return { deliveryId: known, read: [] };
+  const { read } = await learnCourierIds(ctx, envId, readBudget);
+  return { deliveryId: read.length ? await lookupRef(ctx, env, ids) : null, read };
+}
+
+function isMarkedTest(payload: string): boolean {
   try {
     return JSON.parse(payload)?.data?.test === true;
   } catch {
@@ -116,34 +149,74 @@ function isTestEvent(payload: string): boolean {
   }
 }
 
-export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData): Promise<void> {
-  const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId } });
-  if (!ev || ev.state === 'PROCESSED' || ev.state === 'IGNORED') return;
+function testRecords(text: string | null): TestWebhookRecord[] {
+  try {
+    const v = JSON.parse(text ?? '[]');
+    return Array.isArray(v) ? v : [];
+  } catch {
+    return [];
+  }
+}
+
+export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number } = {}): Promise<void> {
+  const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, include: { environment: true } });
+  if (!ev || !['RECEIVED', 'UNMATCHED'].includes(ev.state)) return;
   const log = ctx.log.child({ courierEventId: ev.eventId, environmentId: ev.environmentId });
   const now = new Date(ctx.now());
-  if (ev.type !== 'delivery.status.updated' || !ev.deliveryRef || !ev.status || isTestEvent(ev.payload)) {
-    await ctx.db.courierEvent.update({ where: { id: ev.id }, data: { state: 'IGNORED', processedAt: now } });
+  if (ev.type !== 'delivery.status.updated' || !ev.deliveryRef || !ev.status || isMarkedTest(ev.payload)) {
+    await ctx.db.courierEvent.update({ where: { id: ev.id }, data: { state: isMarkedTest(ev.payload) ? 'TEST' : 'IGNORED', processedAt: now } });
     log.info({ type: ev.type }, 'courier event recorded; nothing to apply');
     return;
   }
-  const deliveryId = await matchDelivery(ctx, ev.environmentId, ev.deliveryRef);
-  if (!deliveryId) {
-    await ctx.db.courierEvent.update({
-      where: { id: ev.id },
-      data: { state: 'UNMATCHED', attempts: { increment: 1 }, lastError: `no delivery has courier id ${ev.deliveryRef} yet` },
-    });
-    log.warn({ deliveryRef: ev.deliveryRef }, 'courier event matches no delivery yet; kept UNMATCHED');
+  const ids = idsOfEvent(ev.payload, ev.deliveryRef);
+  let deliveryId = await lookupRef(ctx, ev.environment, ids);
+  // The test webhook we asked for names no booking: recognise it before reading any courier order for it.
+  if (!deliveryId && isRequestedTest({ eventId: ev.eventId, ids, receivedAt: ev.receivedAt.getTime() }, testRecords(ev.environment.testWebhooks))) {
+    await ctx.db.courierEvent.update({ where: { id: ev.id }, data: { state: 'TEST', processedAt: now } });
+    log.info('the courier test webhook we asked for; recorded, not applied');
     return;
   }
+  let read: string[] = [];
+  if (!deliveryId) ({ deliveryId, read } = await matchDelivery(ctx, ev.environmentId, ids, opts.readBudget ?? READS_PER_EVENT));
+  if (!deliveryId) {
+    const attempts = ev.attempts + 1;
+    const tried = [...new Set([...(JSON.parse(ev.triedIds ?? '[]') as string[]), ...ids, ...read])].slice(-50);
+    await ctx.db.courierEvent.update({
+      where: { id: ev.id },
+      data: {
+        state: 'UNMATCHED', attempts, triedIds: JSON.stringify(tried),
+        nextAttemptAt: new Date(now.getTime() + eventRetryDelayMs(attempts)),
+        lastError: `no delivery has courier id ${ids.join(' or ')} yet`,
+      },
+    });
+    // A concurrent event may have learned the id while we looked (its rematch runs after this write).
+    const late = await lookupRef(ctx, ev.environment, ids);
+    if (!late) {
+      log.warn({ deliveryRef: ev.deliveryRef }, 'courier event matches no delivery yet; kept UNMATCHED');
+      return;
+    }
+    deliveryId = late;
+  }
+  await applyEvent(ctx, ev.id, deliveryId, now);
+}
+
+/** Applies a stored event to a delivery, once. */
+export async function applyEvent(ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, extra: { message?: string } = {}): Promise<boolean> {
   const applied = await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.courierEvent.findUniqueOrThrow({ where: { id: ev.id } });
-    if (fresh.state === 'PROCESSED') return false;
+    // Claim first: the live path and a rematch pass may both reach one event; the row lock lets one win.
+    const claimed = await tx.courierEvent.updateMany({
+      where: { id: eventRowId, state: { not: 'PROCESSED' } },
+      data: { state: 'PROCESSED', deliveryId, processedAt: now, attempts: { increment: 1 }, lastError: null, nextAttemptAt: null },
+    });
+    if (!claimed.count) return false;
+    const ev = await tx.courierEvent.findUniqueOrThrow({ where: { id: eventRowId } });
     const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId }, now);
-    await tx.courierEvent.update({ where: { id: ev.id }, data: { state: 'PROCESSED', deliveryId, processedAt: now, attempts: { increment: 1 }, lastError: null } });
+    if (extra.message) await addEvent(tx, deliveryId, { kind: 'event_attached', source: 'merchant', message: extra.message });
     if (ok) await enqueueSync(ctx, tx, deliveryId);
     return ok;
   });
   if (applied) ctx.queue.notify();
+  return applied;
 }
 
 /**
@@ -159,15 +232,60 @@ export async function enqueueSync(ctx: AppContext, tx: Tx, deliveryId: string): 
   await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId }, { startAfterMs: SYNC_DELAY_MS });
 }
 
-/** Matches again the UNMATCHED events of one environment (after new courier ids were stored). */
-export async function rematchEvents(ctx: AppContext, job: RematchJobData, limit = 100): Promise<number> {
-  const events = await ctx.db.courierEvent.findMany({
-    where: { environmentId: job.environmentId, state: 'UNMATCHED' },
-    orderBy: { receivedAt: 'asc' },
-    take: limit,
+export interface RematchReport {
+  matched: number;
+  tried: number;
+  reads: number;
+}
+
+/**
+ * Matches again the UNMATCHED events of one environment, fairly and within a budget:
+ * 1. events naming an id of a recent booking (by value: backlog size does not matter);
+ * 2. courier orders whose delivery id is unknown are read (at most READS_PER_PASS, each
+ *    at most once per its backoff) and events naming what they reveal are matched;
+ * 3. events whose own backoff has expired are looked up once more (no courier reads).
+ */
+export async function rematchEvents(ctx: AppContext, job: RematchJobData, opts: { reads?: number; events?: number } = {}): Promise<RematchReport> {
+  const env = await ctx.db.courierEnvironment.findUnique({ where: { id: job.environmentId } });
+  if (!env) return { matched: 0, tried: 0, reads: 0 };
+  const now = ctx.now();
+  const report: RematchReport = { matched: 0, tried: 0, reads: 0 };
+  const matchByValues = async (values: string[]) => {
+    for (let i = 0; i < values.length; i += 500) {
+      const events = await ctx.db.courierEvent.findMany({ where: { environmentId: env.id, state: 'UNMATCHED', deliveryRef: { in: values.slice(i, i + 500) } }, select: { id: true } });
+      for (const e of events) {
+        report.tried++;
+        await processCourierEvent(ctx, { eventId: e.id }, { readBudget: 0 });
+        if ((await ctx.db.courierEvent.count({ where: { id: e.id, state: 'PROCESSED' } })) > 0) report.matched++;
+      }
+    }
+  };
+  if (!(await ctx.db.courierEvent.count({ where: { environmentId: env.id, state: 'UNMATCHED' } }))) return report;
+  const recent = await ctx.db.courierRef.findMany({
+    where: { shopId: env.shopId, environment: env.environment, createdAt: { gte: new Date(now - RECENT_REFS_MS) } },
+    select: { value: true },
+    orderBy: { createdAt: 'desc' },
+    take: 2_000,
   });
-  for (const e of events) await processCourierEvent(ctx, { eventId: e.id });
-  return events.length;
+  await matchByValues(recent.map((r) => r.value));
+  const { read, learned } = await learnCourierIds(ctx, env.id, opts.reads ?? READS_PER_PASS, { rematch: false });
+  report.reads = read.length;
+  await matchByValues(learned);
+  const due = await ctx.db.courierEvent.findMany({
+    where: {
+      environmentId: env.id, state: 'UNMATCHED', receivedAt: { gt: new Date(now - RETRY_FOR_MS) },
+      OR: [{ nextAttemptAt: null }, { nextAttemptAt: { lte: new Date(now) } }],
+    },
+    orderBy: [{ nextAttemptAt: 'asc' }, { receivedAt: 'desc' }],
+    take: opts.events ?? EVENTS_PER_PASS,
+    select: { id: true },
+  });
+  for (const e of due) {
+    report.tried++;
+    await processCourierEvent(ctx, { eventId: e.id }, { readBudget: 0 });
+    if ((await ctx.db.courierEvent.count({ where: { id: e.id, state: 'PROCESSED' } })) > 0) report.matched++;
+  }
+  return report;
 }
 
 export async function enqueueRematch(ctx: AppContext, tx: Tx, environmentId: string): Promise<void> {

@@ -11,7 +11,12 @@ import type { DeliveryStatus } from '../dispatch/status.ts';
 
 export const TERMINAL_RANK = 100;
 
+/** Ranks up to this say "booked, nothing has happened yet": they do not make a delivery IN_PROGRESS. */
+export const BOOKED_RANK = 5;
+
 const RANKS: Record<string, number> = {
+  // What an order read reports before any event (the sandbox, and couriers like it).
+  pending: 1,
   created: 5,
   validated: 5,
   accepted: 10,
@@ -118,7 +123,7 @@ export function decideEvent(current: CurrentProgress, incoming: string): EventDe
     if (next !== 'NEEDS_ATTENTION') attention = null;
   } else if (SUCCESS.has(status)) {
     next = 'DELIVERED';
-  } else if (current.status === 'CREATED' || current.status === 'PENDING') {
+  } else if ((current.status === 'CREATED' || current.status === 'PENDING') && rank > BOOKED_RANK) {
     next = 'IN_PROGRESS';
   }
   return { apply: true, courierStatus: status, rank, status: next, attention };
@@ -128,6 +133,20 @@ export interface AppliedStatus {
   status: string;
   rank: number;
   occurredAt: Date;
+}
+
+/**
+ * Final means final: a lower status that claims to have happened after the
+ * final one stays on our timeline and is never written to Shopify (it would
+ * become the newest fulfillment event). One heard late but dated before the
+ * final is still written, before it, while the final is not yet in Shopify;
+ * once it is, the watermark (shopifyRank) keeps everything lower out.
+ */
+export function beforeFinal(history: AppliedStatus[]): AppliedStatus[] {
+  const finals = history.filter((h) => h.rank >= TERMINAL_RANK).sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime());
+  const final = finals[0];
+  if (!final) return history;
+  return history.filter((h) => h.rank >= TERMINAL_RANK || h.occurredAt.getTime() <= final.occurredAt.getTime());
 }
 
 export interface SyncInput {
@@ -161,7 +180,7 @@ export function planSync(s: SyncInput): SyncPlan {
   const createFulfillment = !s.fulfillmentId && s.booked && reached && !failed;
   if (!s.fulfillmentId && !createFulfillment) return { createFulfillment: false, events: [] };
   const byRank = new Map<number, AppliedStatus>();
-  for (const h of [...s.history].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())) {
+  for (const h of beforeFinal(s.history).sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())) {
     if (h.rank > s.shopifyRank && !byRank.has(h.rank)) byRank.set(h.rank, h);
   }
   const events = [...byRank.values()]

@@ -6,6 +6,22 @@ import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError } from '../delivery/index.ts';
 import type { EnvironmentName } from '../settings/schema.ts';
 import { courierAccess, requireShop } from '../settings/store.ts';
+import { idsOfTestAnswer, rememberTest, type TestWebhookRecord } from './rematch-policy.ts';
+
+/** Records a test webhook request on the environment, so its event is recognised (web/fulfillment/events.ts). */
+async function recordTest(ctx: AppContext, environmentId: string, rec: TestWebhookRecord): Promise<void> {
+  await ctx.db.$transaction(async (tx) => {
+    const env = await tx.courierEnvironment.findUniqueOrThrow({ where: { id: environmentId }, select: { testWebhooks: true } });
+    let list: TestWebhookRecord[] = [];
+    try {
+      const v = JSON.parse(env.testWebhooks ?? '[]');
+      if (Array.isArray(v)) list = v;
+    } catch {
+      // start afresh
+    }
+    await tx.courierEnvironment.update({ where: { id: environmentId }, data: { testWebhooks: JSON.stringify(rememberTest(list, rec)) } });
+  });
+}
 
 export interface TestWebhookResult {
   sent: boolean;
@@ -18,8 +34,12 @@ export async function sendTestWebhook(ctx: AppContext, shopDomain: string, envir
   const shop = await requireShop(ctx.db, shopDomain);
   const access = await courierAccess(ctx.db, ctx.box, shop.id, environment, ctx.config.courierBaseUrls);
   const since = ctx.now() - 1;
+  // Recorded before asking: the courier may deliver the event before it answers.
+  const rec: TestWebhookRecord = { requestedAt: ctx.now(), answeredAt: null, ids: [] };
+  await recordTest(ctx, access.environmentId, rec);
   try {
-    await ctx.courier.for(shopDomain, access).sendTestWebhook();
+    const answer = await ctx.courier.for(shopDomain, access).sendTestWebhook();
+    await recordTest(ctx, access.environmentId, { ...rec, answeredAt: ctx.now(), ids: idsOfTestAnswer(answer.body) });
   } catch (e) {
     if (e instanceof DeliveryApiError || e instanceof MissingCredentialsError) return { sent: false, received: false, verified: false, message: `The courier did not send a test webhook: ${e.message}` };
     throw e;

@@ -9,6 +9,8 @@ const SECRET_KEYS = [
   'webhookSecret', 'webhook_secret', 'apiSecret', 'apiSecretKey', 'password', 'secret', 'token',
   'authorization', 'Authorization', 'cookie', 'x-shopify-access-token', 'X-Shopify-Access-Token',
   'x-shopify-hmac-sha256', 'x-service-signature', 'encryptionKey',
+  // Courier access (web/settings/store.ts CourierAccess) and the stored ciphertexts.
+  'webhookSecrets', 'webhookSecretPrev', 'secrets', 'encryptionKeys', 'clientSecretEnc', 'webhookSecretEnc', 'webhookSecretPrevEnc',
 ];
 
 const seg = (k: string) => (/^\w+$/.test(k) ? `.${k}` : `["${k}"]`);

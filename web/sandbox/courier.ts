@@ -42,6 +42,9 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
   webhookRetryDelaysMs: [1_000, 5_000, 30_000, 120_000, 600_000],
   webhookTimeoutMs: 5_000,
   tokenTtlSec: 3_600,
+  createHoldMs: 0,
+  dedupeInFlight: true,
+  markTestEvents: true,
 };
 
 export interface SandboxOptions extends Partial<SandboxSettings> {
@@ -290,9 +293,19 @@ export async function startSandboxCourier(opts: SandboxOptions = {}): Promise<Ru
       dispatch: { id: dispatchId },
     });
     const reply: Reply = { status: 201, body };
-    idempotency.set(idemKey, { fingerprint, reply });
+    const remember = () => idempotency.set(idemKey, { fingerprint, reply });
+    if (settings.dedupeInFlight || settings.createHoldMs === 0) remember();
+    else heldKeys.set(reply, remember);
     log?.info({ orderId: id, reference: v.reference }, 'sandbox order created');
     return reply;
+  }
+
+  // A slow courier: the order exists from arrival (a reference search finds it); the answer comes
+  // createHoldMs later, and without in-flight dedupe the key is only remembered then.
+  const heldKeys = new WeakMap<Reply, () => void>();
+  async function holdCreate(reply: Reply): Promise<void> {
+    if (settings.createHoldMs > 0 && reply.status === 201) await new Promise((done) => setTimeout(done, settings.createHoldMs));
+    heldKeys.get(reply)?.();
   }
 
   function quoteRoute(app: SandboxAppConfig, raw: string, requestId: string): Reply {
@@ -326,12 +339,12 @@ export async function startSandboxCourier(opts: SandboxOptions = {}): Promise<Ru
     const at = now();
     const eventId = newId('evt_');
     const deliveryId = newId('delivery_test_');
-    const event = { id: eventId, type: 'delivery.status.updated', created_at: new Date(at).toISOString(), data: { delivery_id: deliveryId, status: 'driver_assigned', test: true } };
+    const event = { id: eventId, type: 'delivery.status.updated', created_at: new Date(at).toISOString(), data: { delivery_id: deliveryId, status: 'driver_assigned', ...(settings.markTestEvents ? { test: true } : {}) } };
     const ev: OutgoingEvent = { eventId, type: event.type, deliveryId, status: 'driver_assigned', orderId: null, body: JSON.stringify(event), target: app.webhook, test: true };
     const r = await sender.sendOnce(ev);
     return {
       status: 200,
-      body: JSON.stringify({ request_id: requestId, delivered: r.result === 'delivered', event_id: eventId, event_type: event.type, url: app.webhook.url, response_status: r.httpStatus, error: r.error }),
+      body: JSON.stringify({ request_id: requestId, delivered: r.result === 'delivered', event_id: eventId, delivery_id: deliveryId, event_type: event.type, url: app.webhook.url, response_status: r.httpStatus, error: r.error }),
     };
   }
 
@@ -387,7 +400,10 @@ export async function startSandboxCourier(opts: SandboxOptions = {}): Promise<Ru
       if ('reply' in auth) reply = auth.reply;
       else {
         entry.clientId = auth.app.clientId;
-        if (r.route === 'create') reply = createRoute(req, auth.app, raw, requestId);
+        if (r.route === 'create') {
+          reply = createRoute(req, auth.app, raw, requestId);
+          await holdCreate(reply);
+        }
         else if (r.route === 'quote') reply = quoteRoute(auth.app, raw, requestId);
         else if (r.route === 'get') reply = getRoute(auth.app, r.id!, requestId);
         else if (r.route === 'list') reply = listRoute(auth.app, url, requestId);
@@ -602,6 +618,9 @@ const SettingsPatch = z.strictObject({
   webhookRetryDelaysMs: z.array(z.number().int().min(0)).optional(),
   webhookTimeoutMs: z.number().int().min(1).optional(),
   tokenTtlSec: z.number().int().min(1).optional(),
+  createHoldMs: z.number().int().min(0).optional(),
+  dedupeInFlight: z.boolean().optional(),
+  markTestEvents: z.boolean().optional(),
 });
 const AppPatch = z.strictObject({
   clientSecret: z.string().min(1).optional(),

@@ -45,6 +45,15 @@ export interface SandboxSettings {
   webhookTimeoutMs: number;
   /** Default token lifetime in seconds. */
   tokenTtlSec: number;
+  /** A slow courier: creates are booked on arrival and answered this many ms later (0 = at once). */
+  createHoldMs: number;
+  /**
+   * false: an Idempotency-Key is remembered only once its create has been answered, so a second
+   * request with the same key during createHoldMs books a second order (the spec is silent on keys in flight).
+   */
+  dedupeInFlight: boolean;
+  /** Mark test webhooks with data.test = true (not in the spec); false = only the ids in the /v1/webhooks/test answer tell. */
+  markTestEvents: boolean;
 }
 
 export type FaultRoute = 'token' | 'create' | 'get' | 'list' | 'quote' | 'webhook-test' | 'any';

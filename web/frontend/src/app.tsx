@@ -3,6 +3,7 @@ import { Home } from './pages/home.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { DeliveryPage } from './pages/delivery.tsx';
+import { UnmatchedPage } from './pages/unmatched.tsx';
 
 export function App() {
   const route = match(path.value);
@@ -16,6 +17,7 @@ export function App() {
       {route.name === 'settings' && <SettingsPage />}
       {route.name === 'deliveries' && <DeliveriesPage />}
       {route.name === 'delivery' && <DeliveryPage key={route.id} id={route.id} />}
+      {route.name === 'unmatched' && <UnmatchedPage />}
       {route.name === 'missing' && (
         <s-page heading="Page not found">
           <s-section>

@@ -46,12 +46,13 @@ export function linkTo(href: string) {
   };
 }
 
-export type Route = { name: 'home' } | { name: 'settings' } | { name: 'deliveries' } | { name: 'delivery'; id: string } | { name: 'missing' };
+export type Route = { name: 'home' } | { name: 'settings' } | { name: 'deliveries' } | { name: 'delivery'; id: string } | { name: 'unmatched' } | { name: 'missing' };
 
 export function match(p: string): Route {
   if (p === '/' || p === '') return { name: 'home' };
   if (p === '/settings') return { name: 'settings' };
   if (p === '/deliveries') return { name: 'deliveries' };
+  if (p === '/unmatched') return { name: 'unmatched' };
   const m = /^\/deliveries\/([\w-]+)$/.exec(p);
   if (m) return { name: 'delivery', id: m[1]! };
   return { name: 'missing' };

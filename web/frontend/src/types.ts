@@ -87,7 +87,7 @@ export interface ShopLocation {
   countryCode: string | null;
 }
 
-export type Action = 'dispatch' | 'retry' | 'fix' | 'redispatch';
+export type Action = 'dispatch' | 'retry' | 'fix' | 'redispatch' | 'check' | 'resolve';
 
 export interface TimelineEvent {
   id: string;
@@ -143,7 +143,7 @@ export interface DeliveryDetail extends DeliverySummary {
     latitude: number | null;
     longitude: number | null;
   } | null;
-  overrides: { phone?: string; latitude?: number; longitude?: number } | null;
+  overrides: { phone?: string; latitude?: number; longitude?: number; name?: string; address1?: string; address2?: string; city?: string; email?: string } | null;
   request: unknown;
   response: unknown;
   requestText: string | null;
@@ -155,6 +155,10 @@ export interface DeliveryList {
   deliveries: DeliverySummary[];
   nextCursor: string | null;
   counts: Record<string, number>;
+  /** Courier events that match no delivery (web/fulfillment/unmatched.ts). */
+  unmatchedEvents?: number;
+  /** Deliveries the courier booked more than once, until marked resolved. */
+  duplicateBookings?: number;
 }
 
 export interface ActionResult {
@@ -167,4 +171,20 @@ export interface CheckResult {
   ok: boolean;
   message: string;
   testedAt: string;
+}
+
+export interface UnmatchedEvent {
+  id: string;
+  eventId: string;
+  environment: string;
+  type: string;
+  deliveryRef: string | null;
+  status: string | null;
+  occurredAt: string | null;
+  receivedAt: string;
+  attempts: number;
+  nextAttemptAt: string | null;
+  triedIds: string[];
+  lastError: string | null;
+  raw: unknown;
 }

@@ -12,12 +12,16 @@ const ACTION_LABELS: Record<Exclude<Action, 'fix'>, string> = {
   dispatch: 'Dispatch now',
   retry: 'Retry',
   redispatch: 'Re-dispatch',
+  check: 'Check status now',
+  resolve: 'Mark resolved',
 };
 
 const ACTION_HELP: Record<Exclude<Action, 'fix'>, string> = {
   dispatch: 'Sends this order to the courier now, whatever the dispatch rules say.',
   retry: 'Sends the order again. If the courier already holds it, nothing is booked twice.',
   redispatch: 'Books a new courier delivery, for example after the courier failed or cancelled.',
+  check: 'Asks the courier for this delivery’s status now, without waiting for its next webhook.',
+  resolve: 'Confirms you cancelled the extra courier orders in the courier portal.',
 };
 
 export function DeliveryPage(props: { id: string }) {
@@ -235,11 +239,22 @@ export function DeliveryPage(props: { id: string }) {
   );
 }
 
+// The fields our own request validation can refuse (web/dispatch/order.ts FIXABLE_TEXT).
+const TEXT_FIELDS: Array<[string, string, (d: DeliveryDetail) => string | null | undefined]> = [
+  ['name', 'Recipient name', (d) => d.dropoff?.name],
+  ['address1', 'Street address', (d) => d.dropoff?.address1],
+  ['address2', 'Address line 2', (d) => d.dropoff?.address2],
+  ['city', 'City', (d) => d.dropoff?.city],
+  ['email', 'E-mail', () => null],
+];
+const OPTIONAL_TEXT = new Set(['address2', 'email']);
+
 function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail) => void }) {
   const d = props.delivery;
   const [phone, setPhone] = useState('');
   const [lat, setLat] = useState('');
   const [lng, setLng] = useState('');
+  const [text, setText] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -253,6 +268,7 @@ function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail)
       body.latitude = lat.trim();
       body.longitude = lng.trim();
     }
+    for (const [k, v] of Object.entries(text)) if (v !== '') body[k] = v.trim();
     setSaving(true);
     try {
       const res = await post<ActionResult>(`/api/deliveries/${d.id}/fix`, body);
@@ -261,6 +277,7 @@ function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail)
       setPhone('');
       setLat('');
       setLng('');
+      setText({});
       props.onFixed(res.delivery);
       toast(res.message);
     } catch (e) {
@@ -279,7 +296,7 @@ function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail)
   return (
     <s-section heading="Fix and retry">
       <s-stack gap="base">
-        <s-paragraph>Correct the customer’s phone number or the address’s map location. The order is then sent again with the correction; the Shopify order itself is not changed.</s-paragraph>
+        <s-paragraph>Correct the customer’s phone number, the address’s map location, or a name, address or e-mail the courier request cannot take. The order is then sent again with the correction; the Shopify order itself is not changed.</s-paragraph>
         {error && <s-banner tone="critical">{error}</s-banner>}
         <s-text-field
           label="Phone number"
@@ -293,6 +310,17 @@ function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail)
           <s-text-field label="Latitude" value={lat} error={fieldError(errors, 'latitude')} placeholder="-26.1076" details={mapProblem ? 'Decimal degrees of the delivery address.' : undefined} onInput={(e) => setLat(e.currentTarget.value)} />
           <s-text-field label="Longitude" value={lng} error={fieldError(errors, 'longitude')} placeholder="28.0567" onInput={(e) => setLng(e.currentTarget.value)} />
         </s-stack>
+        {TEXT_FIELDS.map(([k, label, current]) => (
+          <s-text-field
+            key={k}
+            label={label}
+            value={text[k] ?? ''}
+            error={fieldError(errors, k)}
+            placeholder={current(d) ?? ''}
+            details={OPTIONAL_TEXT.has(k) ? 'Leave empty to keep it; to remove it, type a space.' : 'Leave empty to keep the order’s value.'}
+            onInput={(e) => setText({ ...text, [k]: e.currentTarget.value })}
+          />
+        ))}
         <s-stack direction="inline">
           <s-button variant="primary" loading={saving} onClick={save}>
             Save and retry

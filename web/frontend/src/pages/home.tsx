@@ -26,6 +26,20 @@ export function Home() {
           </s-link>
         </s-banner>
       )}
+      {(attention.data?.duplicateBookings ?? 0) > 0 && (
+        <s-banner tone="critical" heading={`${attention.data!.duplicateBookings} ${attention.data!.duplicateBookings === 1 ? 'order was' : 'orders were'} booked more than once by the courier`}>
+          <s-link href="/deliveries" onClick={linkTo('/deliveries')}>
+            Review deliveries and cancel the extra courier orders
+          </s-link>
+        </s-banner>
+      )}
+      {(attention.data?.unmatchedEvents ?? 0) > 0 && (
+        <s-banner tone="warning" heading={`${attention.data!.unmatchedEvents} courier ${attention.data!.unmatchedEvents === 1 ? 'update matches' : 'updates match'} no delivery`}>
+          <s-link href="/unmatched" onClick={linkTo('/unmatched')}>
+            Review unmatched courier events
+          </s-link>
+        </s-banner>
+      )}
       <ErrorBanner error={s.error} heading="Could not load your set-up" />
       {!data && !s.error && <Loading label="Loading your set-up…" />}
       {data && <Checklist data={data} onChange={(p) => (p ? s.set(p) : void s.reload())} />}

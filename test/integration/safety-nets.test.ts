@@ -1,0 +1,150 @@
+// Behaviours that were once broken on purpose with no test failing; each test
+// here fails when its behaviour breaks. Over real HTTP; SQLite and PostgreSQL.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
+import { adminClient } from '../support/admin-client.ts';
+import { cliOf } from '../support/cli.ts';
+import { bookedWithAccount, postStatusEvent } from '../support/courier-events.ts';
+import { waitFor } from '../support/process.ts';
+import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
+
+let s: Scenario;
+beforeAll(async () => {
+  s = await startScenario({ sandbox: { webhooksEnabled: true, webhookRetryDelaysMs: [50] }, runtime: { fulfillment: { reconcileIntervalMs: 0 } } });
+});
+afterAll(async () => {
+  await s?.close();
+});
+beforeEach(async () => {
+  await s.courier.reset();
+});
+
+const creates = async (key?: string | null) => (await s.courier.requests({ route: 'create' })).filter((r) => key === undefined || r.idempotencyKey === key);
+
+describe('retries and FAILED', () => {
+  it('the delivery becomes FAILED after the last attempt; Retry reuses the stored key and bytes even after the settings changed', async () => {
+    const shop = 'failing.myshopify.com';
+    const sim = await installShop(s, shop);
+    await s.courier.addFault({ route: 'create', type: 'status', status: 503, count: 1000 });
+    const { orderId } = await placeOrder(s, sim);
+    const failed = await waitForStatus(s.app, shop, orderId, 'FAILED', 30_000);
+    expect(failed.reasonCode).toBe('courier_unavailable');
+    expect(failed.reason).toMatch(/^Courier could not be reached after every retry/);
+    expect(failed.events.some((e) => e.kind === 'failed')).toBe(true);
+    const before = await creates(failed.idempotencyKey);
+    expect(before.length).toBeGreaterThan(1);
+    expect(new Set(before.map((r) => r.bodySha256)).size).toBe(1);
+
+    // The merchant changes what a new request would contain, then retries.
+    await updateSettings(s.app.db, shop, { serviceType: 'EXPRESS', package: { category: 'fragile' } });
+    await s.courier.clearFaults();
+    const api = adminClient(s.app.url, shop);
+    expect((await api.post(`/api/deliveries/${failed.id}/retry`)).status).toBe(200);
+    const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    expect(booked.idempotencyKey).toBe(failed.idempotencyKey);
+    expect(booked.requestBody).toBe(failed.requestBody);
+    expect(JSON.parse(booked.requestBody!).serviceType).toBe('SAME_DAY');
+    const all = await creates();
+    expect(new Set(all.map((r) => r.idempotencyKey))).toEqual(new Set([failed.idempotencyKey]));
+    expect(new Set(all.map((r) => r.bodySha256))).toEqual(new Set([before[0]!.bodySha256]));
+  }, 60_000);
+});
+
+describe('test orders never reach the live courier', () => {
+  it('not through Fix, not through Retry, after the shop switched to live', async () => {
+    const shop = 'testorder.myshopify.com';
+    const sim = await installShop(s, shop, { settings: { eligibility: { dispatchTestOrders: true } } });
+    const { orderId } = await placeOrder(s, sim, { test: true, shipping_address: { latitude: null, longitude: null } });
+    const d = await waitForStatus(s.app, shop, orderId, 'NEEDS_ATTENTION');
+    expect(d.reasonCode).toBe('missing_coordinates');
+    // Live is set up (same sandbox account: a create there would be visible) and active.
+    await updateEnvironment(s.app.db, s.app.server.services()!.box, shop, 'live', { baseUrl: s.sandbox.url, clientId: 'sandbox-client-id', clientSecret: 'sandbox-client-secret', pickupStoreId: 'store_sandbox_001', webhookSecret: WEBHOOK_SECRET });
+    await updateSettings(s.app.db, shop, { activeEnvironment: 'live' });
+    const api = adminClient(s.app.url, shop);
+    expect((await api.post(`/api/deliveries/${d.id}/fix`, { latitude: -26.1, longitude: 28.05 })).status).toBe(200);
+    const fixed = await waitFor(async () => {
+      const x = await deliveryOf(s.app, shop, orderId);
+      return x?.reasonCode === 'test_order_live' ? x : null;
+    }, 'the fix refused for live');
+    expect(fixed.status).toBe('NEEDS_ATTENTION');
+    expect((await api.post(`/api/deliveries/${d.id}/retry`)).status).toBe(200);
+    await waitFor(async () => {
+      const x = await deliveryOf(s.app, shop, orderId);
+      return x?.status === 'NEEDS_ATTENTION' && x.events.filter((e) => e.kind === 'attention').length >= 3 ? x : null;
+    }, 'the retry refused for live');
+    expect(await creates()).toHaveLength(0);
+  });
+});
+
+describe('secrets', () => {
+  it('webhook secrets (current and previous) are encrypted at rest', async () => {
+    const shop = 'atrest.myshopify.com';
+    await installShop(s, shop, { environment: { webhookSecret: 'whsec_plain_first_0001' } });
+    await updateEnvironment(s.app.db, s.app.server.services()!.box, shop, 'test', { webhookSecret: 'whsec_plain_second_0002' });
+    const row = await s.app.db.courierEnvironment.findFirstOrThrow({ where: { shop: { domain: shop }, environment: 'test' } });
+    const box = s.app.server.services()!.box;
+    expect(row.webhookSecretEnc).not.toContain('whsec_plain');
+    expect(box.decrypt(row.webhookSecretEnc!)).toBe('whsec_plain_second_0002');
+    if (row.webhookSecretPrevEnc) {
+      expect(row.webhookSecretPrevEnc).not.toContain('whsec_plain');
+      expect(box.decrypt(row.webhookSecretPrevEnc)).toBe('whsec_plain_first_0001');
+    }
+    expect(JSON.stringify(row)).not.toMatch(/whsec_plain|sandbox-client-secret/);
+    expect(s.app.logs.join('\n')).not.toMatch(/whsec_plain|sandbox-client-secret/);
+  });
+});
+
+describe('fulfillment after a crash', () => {
+  it('an existing Shopify fulfillment carrying our tracking number is adopted, not duplicated', async () => {
+    const shop = 'adopt.myshopify.com';
+    const { sim, orderId, delivery: d } = await bookedWithAccount(s, shop);
+    // Shopify created it; we crashed before storing its id.
+    sim.order(orderId)!.fulfillments.push({
+      id: '990001', status: 'SUCCESS', createdAt: new Date().toISOString(), notifyCustomer: false,
+      trackingInfo: { company: 'Courier', number: d.dispatchJobId, url: null }, fulfillmentOrderIds: [], events: [],
+    });
+    await s.courier.advance(d.courierOrderId!, { to: 'delivered' });
+    const done = await waitForStatus(s.app, shop, orderId, 'DELIVERED');
+    await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))!.fulfillmentId ? true : null), 'the fulfillment recorded');
+    expect((await deliveryOf(s.app, shop, orderId))!.fulfillmentId).toBe('gid://shopify/Fulfillment/990001');
+    await waitFor(async () => (sim.order(orderId)!.fulfillments[0]!.events.at(-1)?.status === 'DELIVERED' ? true : null), 'DELIVERED on the adopted fulfillment');
+    expect(sim.log.filter((l) => l.operationName === 'FulfillmentCreate')).toHaveLength(0);
+    expect(sim.order(orderId)!.fulfillments).toHaveLength(1);
+    expect(done.id).toBe(d.id);
+  });
+});
+
+describe('the operator CLI', () => {
+  it('looks orders up by name within the shop only', async () => {
+    const a = await installShop(s, 'cli-a.myshopify.com');
+    const b = await installShop(s, 'cli-b.myshopify.com');
+    const { orderId: idA } = await placeOrder(s, a, { name: '#7001' });
+    const { orderId: idB } = await placeOrder(s, b, { name: '#7001' });
+    await waitForStatus(s.app, 'cli-a.myshopify.com', idA, 'CREATED');
+    await waitForStatus(s.app, 'cli-b.myshopify.com', idB, 'CREATED');
+    const cli = cliOf(s);
+    const outA = await cli('delivery', 'cli-a.myshopify.com', '#7001');
+    const outB = await cli('delivery', 'cli-b.myshopify.com', '7001');
+    expect(outA.stdout).toContain(`(${idA})`);
+    expect(outA.stdout).not.toContain(idB);
+    expect(outB.stdout).toContain(`(${idB})`);
+    expect(outB.stdout).not.toContain(idA);
+    expect((await cli('delivery', 'cli-c.myshopify.com', '#7001')).status).not.toBe(0);
+  }, 90_000);
+});
+
+describe('courier webhook retries', () => {
+  it('re-signed with a new timestamp, the same event id is stored and applied once', async () => {
+    const shop = 'resigned.myshopify.com';
+    const { account, orderId, delivery: d } = await bookedWithAccount(s, shop);
+    const now = Math.floor(Date.now() / 1000);
+    const event = { id: 'evt_resent_1', deliveryRef: d.courierOrderId!, status: 'picked_up', createdAt: Date.now() };
+    const { res: first } = await postStatusEvent(account.endpointUrl, { ...event, timestampSec: now - 30 });
+    const { res: second } = await postStatusEvent(account.endpointUrl, { ...event, timestampSec: now });
+    expect(first.status).toBe(200);
+    expect(await second.json()).toEqual({ received: true, duplicate: true });
+    await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))!.courierStatus === 'picked_up' ? true : null), 'the status applied');
+    expect(await s.app.db.courierEvent.count({ where: { eventId: 'evt_resent_1' } })).toBe(1);
+    expect((await deliveryOf(s.app, shop, orderId))!.events.filter((e) => e.courierEventId === 'evt_resent_1')).toHaveLength(1);
+  });
+});
