@@ -1,5 +1,5 @@
 // What the logs say: request paths with their mount prefix, /readyz 503 not at error
-// level, and the shop simulator's install hint on the host the app itself defaults to.
+// level, and the shop simulator's webhooks and install hint aimed at the app's own default host.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,15 +39,15 @@ describe('access log', () => {
 });
 
 describe('shop simulator', () => {
-  it('prints an install hint on the host the app defaults to, so the OAuth state cookie reaches the callback', async () => {
+  it('sends webhooks to the host the app defaults to, and its install hint is the managed install', async () => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
     const child = spawn(process.execPath, [join(ROOT, 'web/shop-sim/main.ts'), '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     try {
-      const hint = await waitFor(async () => out.match(/install the app:\s+open (\S+)/)?.[1], 'the install hint');
-      expect(new URL(hint).origin).toBe(new URL(loadConfig({}).shopify.appUrl).origin);
-      expect(out).toContain(`webhooks go to:       ${loadConfig({}).shopify.appUrl}/api/webhooks`);
+      const webhooks = await waitFor(async () => out.match(/webhooks go to:\s+(\S+)/)?.[1], 'the webhook line');
+      expect(webhooks).toBe(`${loadConfig({}).shopify.appUrl}/api/webhooks`);
+      expect(out).toMatch(/install the app:\s+POST http:\/\/127\.0\.0\.1:\d+\/_sim\/shops\/demo\/install \(Shopify-managed installation\)/);
     } finally {
       child.kill('SIGTERM');
     }

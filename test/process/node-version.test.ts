@@ -1,5 +1,6 @@
 // A Node.js older than engines.node: the check script prints one line (what is needed, how to get it);
-// `npm ci` refuses at once (package.json devEngines) and `npm start` stops at its prestart check.
+// npm 11 refuses `npm ci`/`npm start` at once (package.json devEngines); an npm that does not
+// enforce devEngines stops `npm start` at its prestart check.
 // Runs the machine's own old Node (/usr/bin/node, v20 on CI) when it has one.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -49,8 +50,16 @@ describe('the Node.js version check', () => {
     expect(existsSync(join(dir, 'node_modules'))).toBe(false);
   });
 
-  it.skipIf(!isOld)('stops `npm start` with the one line, before node meets a .ts file', () => {
-    const r = spawnSync('npm', ['start', '--silent'], { cwd: ROOT, env: oldEnv, encoding: 'utf8' });
+  it.skipIf(!isOld)('stops `npm start` before node meets a .ts file: npm refuses (devEngines)', () => {
+    const r = spawnSync('npm', ['start'], { cwd: ROOT, env: oldEnv, encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/EBADDEVENGINES[\s\S]*">=22\.18" does not match/);
+    expect(r.stderr + r.stdout).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+  });
+
+  // An npm that does not enforce devEngines (older npm, or --force) still meets the prestart check.
+  it.skipIf(!isOld)('stops `npm start` with the one line when npm does not enforce devEngines', () => {
+    const r = spawnSync('npm', ['start', '--silent', '--force'], { cwd: ROOT, env: oldEnv, encoding: 'utf8' });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/^Same-Day Dispatch needs Node\.js 22\.18 or newer/m);
     expect(r.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');

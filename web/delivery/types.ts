@@ -1,4 +1,4 @@
-// Shapes of the Delivery Orders API (../shared/spec/delivery-orders-api.md).
+// Shapes of the Delivery Orders API (docs/delivery-orders-api.md).
 // Requests we build are validated strictly (we control them); responses are parsed
 // tolerantly: the fields the spec names are checked, unknown extra fields are kept.
 import { z } from 'zod';
