@@ -112,15 +112,17 @@ describe('size, weight and address fallbacks', () => {
       ok: false, problems: [{ code: 'incomplete_address', message: 'Shipping address has no recipient name, country' }],
     });
   });
-  it('e-mail: the order, then the contact e-mail, then the customer', () => {
+  // The customer record is not read (it needs read_customers, and its email/phone are deprecated).
+  it('e-mail: the order, then the contact e-mail, never the customer', () => {
+    const customer = { email: 'thandi.nkosi@example.co.za', phone: '+27825551234' };
     expect(dropoff(map({ email: 'a@x.co', contact_email: 'b@x.co' }))?.email).toBe('a@x.co');
-    expect(dropoff(map({ email: null, contact_email: 'b@x.co' }))?.email).toBe('b@x.co');
-    expect(dropoff(map({ email: null, contact_email: null }))?.email).toBe('thandi.nkosi@example.co.za');
-    expect(dropoff(map({ email: null, contact_email: null, customer: null }))).not.toHaveProperty('email');
+    expect(dropoff(map({ email: null, contact_email: 'b@x.co', customer }))?.email).toBe('b@x.co');
+    expect(dropoff(map({ email: null, contact_email: null, customer }))).not.toHaveProperty('email');
   });
-  it('the phone falls back to the order, then the customer; lower-case country codes work', () => {
-    expect(dropoff(map({ shipping_address: { phone: null, country_code: 'za' }, phone: null }))?.phone).toBe('+27825551234');
-    expect(map({ shipping_address: { phone: null }, phone: null, customer: null })).toMatchObject({ ok: false, problems: [{ code: 'missing_phone' }] });
+  it('the phone: the shipping address, then the order, never the customer; lower-case country codes work', () => {
+    const customer = { email: 'thandi.nkosi@example.co.za', phone: '+27825559999' };
+    expect(dropoff(map({ shipping_address: { phone: null, country_code: 'za' }, phone: '082 555 1234', customer }))?.phone).toBe('+27825551234');
+    expect(map({ shipping_address: { phone: null }, phone: null, customer })).toMatchObject({ ok: false, problems: [{ code: 'missing_phone' }] });
     expect(map({ shipping_address: { phone: '12' }, phone: null, customer: null })).toMatchObject({ ok: false, problems: [{ code: 'invalid_phone', message: "Phone '12' is not a valid ZA number" }] });
   });
   it('a currency must be three letters', () => {
