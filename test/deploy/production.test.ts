@@ -41,6 +41,11 @@ const PATH = `${dirname(process.execPath)}:${process.env.PATH}`;
 /** A path in a stage (WORKDIR /app) → the same path in its directory here. */
 const mapPath = (workdir: string, dir: string, p: string) => (p.startsWith(`${workdir}/`) || p === workdir ? join(dir, p.slice(workdir.length)) : resolve(dir, p));
 
+// A build machine's own trust for its registry (a TLS-intercepting proxy's CA): without it every
+// manifest npm must look up waits out failed TLS attempts before falling back to its cache.
+const registryTrust = Object.fromEntries(
+  ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'npm_config_cafile', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+);
 const runtimeEnv: Record<string, string> = {};
 let cmd: string[] = [];
 let healthcheck: string[] = [];
@@ -58,7 +63,7 @@ beforeAll(() => {
       const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
       for (const f of files) if (existsSync(join(ROOT, f))) cpSync(join(ROOT, f), join(buildDir, f), { recursive: true });
     } else if (op === 'RUN') {
-      const r = spawnSync('sh', ['-c', args], { cwd: buildDir, env: { PATH, HOME: process.env.HOME, CI: 'true' }, encoding: 'utf8' });
+      const r = spawnSync('sh', ['-c', args], { cwd: buildDir, env: { PATH, HOME: process.env.HOME, CI: 'true', ...registryTrust }, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`build stage: RUN ${args} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
     } else throw new Error(`build stage: ${op} is not run by this test; teach it or keep the Dockerfile to the listed instructions`);
   }
