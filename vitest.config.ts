@@ -24,7 +24,7 @@ export default defineConfig({
         extends: true,
         test: { name: 'postgres', include: integration, env: { TEST_DB: 'postgres' }, globalSetup: ['test/support/global-setup.ts'] },
       },
-      // Black box: the sandbox courier, the shop simulator and the app as child processes (web/demo/stack.ts).
+      // Black box: the sandbox courier, the shop simulator and the app as child processes (dev/demo/stack.ts).
       // SQLite by default; a postgres:// E2E_DATABASE_URL or DATABASE_URL runs it on a fresh PostgreSQL database.
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 120_000 } },
       // The Dockerfile's build and start commands in a fresh clone (a real `npm ci`: minutes).

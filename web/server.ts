@@ -16,7 +16,6 @@ import type { AppContext } from './context.ts';
 import { checkEncryptionKeys } from './security/key-check.ts';
 import { createRuntime, encryptionBox, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { buildApp, buildStartupApp } from './app.ts';
-import { installShopifyRouting } from './shop-sim/route.ts';
 
 export interface RunningServer {
   url: string;
@@ -39,6 +38,8 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
   const log = opts.log ?? createLogger({ level: config.logLevel });
   if (config.shopSimulatorUrl) {
     log.warn({ shopSimulatorUrl: config.shopSimulatorUrl }, 'SHOP_SIMULATOR_URL is set: Shopify traffic for *.myshopify.com goes to the local shop simulator, not Shopify (development only)');
+    // Interim (issue 15 moves this to a development entry point).
+    const { installShopifyRouting } = await import('../dev/shop-sim/route.ts');
     installShopifyRouting(config.shopSimulatorUrl, log);
   }
   const box = encryptionBox(config, log);

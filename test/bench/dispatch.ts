@@ -1,10 +1,10 @@
 // `npm run bench:dispatch`: N orders end to end through the real processes
-// (shop simulator → app → sandbox courier, web/demo/stack.ts), placed at a
+// (shop simulator → app → sandbox courier, dev/demo/stack.ts), placed at a
 // fixed rate. Prints orders/s and the paid→CREATED lag (the Delivery's
 // createdAt → dispatchedAt, both stamped by the app) on SQLite and PostgreSQL.
 import { openMigratedDatabase } from '../../web/db/migrate.ts';
-import { startStack } from '../../web/demo/stack.ts';
-import { accountFor, onboardShop, shopDomain } from '../../web/demo/merchant.ts';
+import { startStack } from '../../dev/demo/stack.ts';
+import { accountFor, onboardShop, shopDomain } from '../../dev/demo/merchant.ts';
 import { adminPgUrl } from '../support/paths.ts';
 import { machine, ms, openLoop, summary } from './lib.ts';
 

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { ensureFrontendBuilt, launchBrowser, openAdmin } from '../support/admin-browser.ts';
 import { startTestApp, TEST_API_KEY, TEST_API_SECRET, type TestApp } from '../support/app.ts';
-import { startShopSimulator, type RunningShopSimulator } from '../../web/shop-sim/server.ts';
-import { ShopSimControl } from '../../web/shop-sim/control.ts';
+import { startShopSimulator, type RunningShopSimulator } from '../../dev/shop-sim/server.ts';
+import { ShopSimControl } from '../../dev/shop-sim/control.ts';
 
 let sim: RunningShopSimulator;
 let ctl: ShopSimControl;

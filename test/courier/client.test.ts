@@ -2,8 +2,8 @@
 // 127.0.0.1. Retry timings are shortened through options; nothing asserts on elapsed time.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandboxCourier, type RunningSandbox } from '../../web/sandbox/courier.ts';
-import { SandboxControl } from '../../web/sandbox/control.ts';
+import { startSandboxCourier, type RunningSandbox } from '../../dev/sandbox/courier.ts';
+import { SandboxControl } from '../../dev/sandbox/control.ts';
 import {
   ConfigError, CredentialsError, DeliveryApiError, DeliveryClient, IdempotencyConflictError, OutcomeUnknownError, RejectedError, ScopeError, TokenCache, TransientError,
   serializeCreateOrder, type CreateOrderRequest, type DeliveryClientOptions,

@@ -2,8 +2,8 @@
 // checked without our client in the way.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startSandboxCourier, type RunningSandbox } from '../../web/sandbox/courier.ts';
-import { SandboxControl, SandboxControlError } from '../../web/sandbox/control.ts';
+import { startSandboxCourier, type RunningSandbox } from '../../dev/sandbox/courier.ts';
+import { SandboxControl, SandboxControlError } from '../../dev/sandbox/control.ts';
 
 const CLIENT_ID = 'sandbox-client-id';
 const CLIENT_SECRET = 'sandbox-client-secret';

@@ -23,9 +23,9 @@ import {
 } from '../../web/shopify/operations.ts';
 import {
   startShopSimulator, signOAuthQuery, signSessionToken, ID_TOKEN_TYPE, OFFLINE_TOKEN_TYPE, ONLINE_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, type RunningShopSimulator,
-} from '../../web/shop-sim/server.ts';
-import { ShopSimControl, ShopSimControlError } from '../../web/shop-sim/control.ts';
-import { installShopifyRouting, ShopSimulatorDispatcher } from '../../web/shop-sim/route.ts';
+} from '../../dev/shop-sim/server.ts';
+import { ShopSimControl, ShopSimControlError } from '../../dev/shop-sim/control.ts';
+import { installShopifyRouting, ShopSimulatorDispatcher } from '../../dev/shop-sim/route.ts';
 import { OrderSnapshotSchema } from '../../web/dispatch/order.ts';
 import { decideEligibility } from '../../web/dispatch/eligibility.ts';
 import { mapOrderToRequest } from '../../web/dispatch/mapping.ts';
@@ -682,7 +682,7 @@ describe('fixtures', () => {
 describe('npm run shop-sim', () => {
   it('prints its URL and the control API, serves, and stops cleanly on SIGTERM', async () => {
     const node = process.execPath;
-    const child = spawn(node, ['web/shop-sim/main.ts', '--port', '0'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', SHOP_SIM_PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, ['dev/shop-sim/main.ts', '--port', '0'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', SHOP_SIM_PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));

@@ -1,8 +1,8 @@
 // Sandbox webhooks, received by a tiny 127.0.0.1 receiver and checked with our verifier.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandboxCourier, type RunningSandbox } from '../../web/sandbox/courier.ts';
-import { SandboxControl } from '../../web/sandbox/control.ts';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../web/sandbox/receiver.ts';
+import { startSandboxCourier, type RunningSandbox } from '../../dev/sandbox/courier.ts';
+import { SandboxControl } from '../../dev/sandbox/control.ts';
+import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../dev/sandbox/receiver.ts';
 import { DeliveryClient, TokenCache, serializeCreateOrder, verifyDeliveryWebhook, type CreateOrderResult } from '../../web/delivery/index.ts';
 
 const CLIENT_ID = 'sdd-webhook-client';

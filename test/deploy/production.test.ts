@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptEntry } from '../../web/demo/stack.ts';
+import { scriptEntry } from '../../dev/demo/stack.ts';
 import { ROOT } from '../support/paths.ts';
 import { waitFor } from '../support/process.ts';
 import { scratchDatabase } from '../support/scratch-db.ts';

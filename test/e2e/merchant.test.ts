@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   accountFor, collectOrders, FIXTURE_EXPECTATIONS, FIXTURE_ORDER, onboardShop, SANDBOX_ACCOUNT, shopDomain, waitUntil,
-} from '../../web/demo/merchant.ts';
+} from '../../dev/demo/merchant.ts';
 import { signDeliveryWebhook } from '../../web/delivery/webhook-verify.ts';
 import { appDelivery, expectOrder, placeFresh, useStack, waitAppStatus, waitDeliveredInShopify } from './support.ts';
 

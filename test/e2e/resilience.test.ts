@@ -4,8 +4,8 @@
 // one Shopify fulfillment, events only forward. The tests share one stack and run
 // in order (the sandbox's faults and switches are global).
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountFor, onboardShop, shopDomain, waitUntil } from '../../web/demo/merchant.ts';
-import type { Stack } from '../../web/demo/stack.ts';
+import { accountFor, onboardShop, shopDomain, waitUntil } from '../../dev/demo/merchant.ts';
+import type { Stack } from '../../dev/demo/stack.ts';
 import { describeOrder, expectOrder, placeFresh, useStack, waitDeliveredInShopify } from './support.ts';
 
 const STEP_MS = 400;

@@ -1,5 +1,5 @@
 // Black-box end-to-end support: one stack (sandbox courier, shop simulator, app as
-// child processes; web/demo/stack.ts) per test file, and waits that read only the
+// child processes; dev/demo/stack.ts) per test file, and waits that read only the
 // simulator's and the sandbox's control APIs and the operator CLI.
 //
 // SQLite by default. A postgres:// E2E_DATABASE_URL (or DATABASE_URL) runs the
@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import {
   checkOrder, collectOrder, shopDomain, waitUntil, type AppDelivery, type Expectation,
-} from '../../web/demo/merchant.ts';
-import { postgresFromEnv, ROOT, startStack, type Stack, type StackOptions } from '../../web/demo/stack.ts';
-import type { PlaceOrderResult, SimOrderView } from '../../web/shop-sim/control.ts';
+} from '../../dev/demo/merchant.ts';
+import { postgresFromEnv, ROOT, startStack, type Stack, type StackOptions } from '../../dev/demo/stack.ts';
+import type { PlaceOrderResult, SimOrderView } from '../../dev/shop-sim/control.ts';
 
 /** Starts a stack before the file's tests and stops it after; keeps its logs when a test failed (or E2E_KEEP=1). */
 export function useStack(name: string, opts: StackOptions = {}): () => Stack {
@@ -80,7 +80,7 @@ export async function waitAppStatus(stack: Stack, shop: string, orderId: string,
   );
 }
 
-/** Asserts an order's final state across the app, the courier and Shopify (web/demo/merchant.ts checkOrder). */
+/** Asserts an order's final state across the app, the courier and Shopify (dev/demo/merchant.ts checkOrder). */
 export async function expectOrder(stack: Stack, shop: string, orderId: string, exp: Pick<Expectation, 'outcome' | 'reason'>, opts: { anyEventSubsequence?: boolean } = {}) {
   const state = await collectOrder(stack, shop, orderId);
   expect(checkOrder(state, exp, opts), `order ${state.shopify.name} (${orderId})`).toEqual([]);

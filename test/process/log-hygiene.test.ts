@@ -41,7 +41,7 @@ describe('access log', () => {
 describe('shop simulator', () => {
   it('sends webhooks to the host the app defaults to, and its install hint is the managed install', async () => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
-    const child = spawn(process.execPath, [join(ROOT, 'web/shop-sim/main.ts'), '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'dev/shop-sim/main.ts'), '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     try {

@@ -3,12 +3,12 @@
 // faked with MockAgent + simulated shops, and a shop installed through the
 // same code paths as production (session storage, settings store).
 import { Session } from '@shopify/shopify-api';
-import { startSandboxCourier, type RunningSandbox, type SandboxOptions } from '../../web/sandbox/courier.ts';
-import { SandboxControl } from '../../web/sandbox/control.ts';
+import { startSandboxCourier, type RunningSandbox, type SandboxOptions } from '../../dev/sandbox/courier.ts';
+import { SandboxControl } from '../../dev/sandbox/control.ts';
 import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
 import { recordInstall } from '../../web/shopify/lifecycle.ts';
 import type { RuntimeOptions } from '../../web/runtime.ts';
-import type { SimShop } from '../../web/shop-sim/admin-graphql.ts';
+import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { paidOrder, orderIdOfPayload, type OrderPayload } from './orders.ts';
 import { postShopifyWebhook } from './shopify.ts';

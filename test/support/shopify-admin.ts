@@ -1,10 +1,10 @@
 // Shopify's servers are the one thing we cannot run: tests intercept the app's
 // HTTPS calls to *.myshopify.com with undici's MockAgent and answer them from
-// in-memory simulated shops (web/shop-sim/admin-graphql.ts). Everything else
+// in-memory simulated shops (dev/shop-sim/admin-graphql.ts). Everything else
 // (the sandbox courier, the app itself on 127.0.0.1) passes through to the real network.
 import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
-import { handleAdminGraphql, SimShop } from '../../web/shop-sim/admin-graphql.ts';
-import { TOKEN_EXCHANGE_GRANT, verifySessionToken } from '../../web/shop-sim/server.ts';
+import { handleAdminGraphql, SimShop } from '../../dev/shop-sim/admin-graphql.ts';
+import { TOKEN_EXCHANGE_GRANT, verifySessionToken } from '../../dev/shop-sim/server.ts';
 import { TEST_API_KEY, TEST_API_SECRET } from './app.ts';
 
 export interface FakeShopify {

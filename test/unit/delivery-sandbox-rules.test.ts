@@ -1,7 +1,7 @@
 // The sandbox courier's pure rules: status walk, pricing, validation, "same payload".
 import { describe, expect, it } from 'vitest';
-import { nextStatus, scriptFor, stepsTo } from '../../web/sandbox/statuses.ts';
-import { canonicalJson, formatCents, gramsOf, parseWithNumberText, priceCents, validateCreateOrder } from '../../web/sandbox/validate.ts';
+import { nextStatus, scriptFor, stepsTo } from '../../dev/sandbox/statuses.ts';
+import { canonicalJson, formatCents, gramsOf, parseWithNumberText, priceCents, validateCreateOrder } from '../../dev/sandbox/validate.ts';
 
 const on = { acceptedStep: true };
 const off = { acceptedStep: false };

@@ -7,7 +7,7 @@ import * as ops from '../../web/shopify/operations.ts';
 import type { AdminApi } from '../../web/shopify/admin-api.ts';
 import { API_VERSION } from '../../web/shopify/app.ts';
 import { DEFAULT_SCOPES } from '../../web/config/env.ts';
-import { ADMIN_SCHEMA_VERSION, grantedScopes, requiredScopes, validateOperation } from '../../web/shop-sim/contract.ts';
+import { ADMIN_SCHEMA_VERSION, grantedScopes, requiredScopes, validateOperation } from '../../dev/shop-sim/contract.ts';
 
 /** Every exported GraphQL document in web/shopify/operations.ts, by operation name. */
 const OPERATIONS: Record<string, string> = Object.fromEntries(

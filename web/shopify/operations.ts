@@ -1,5 +1,5 @@
 // Every Admin GraphQL operation the app sends, in one place. The shop
-// simulator (web/shop-sim) serves exactly these by operation name and rejects
+// simulator (dev/shop-sim) serves exactly these by operation name and rejects
 // anything else, so a new query cannot slip in untested. (It also serves
 // shopifyApiReadWebhookSubscriptions, which shopify-app-express sends itself
 // during the OAuth callback.)

@@ -1,6 +1,6 @@
 // An in-memory stand-in for a Shopify shop's Admin GraphQL API. Every request
 // is first validated, query and variables, against Shopify's published Admin
-// schema (web/shop-sim/contract.ts) and refused with Shopify-style GraphQL
+// schema (dev/shop-sim/contract.ts) and refused with Shopify-style GraphQL
 // errors when invalid. It then answers exactly the operations in
 // web/shopify/operations.ts, by operation name, with Shopify's documented
 // response shapes (userErrors included), and rejects any other operation with
@@ -377,7 +377,7 @@ export function handleAdminGraphql(shop: SimShop, accessToken: string | null | u
     entry.outcome = 'rejected';
     return {
       status: 200,
-      body: { errors: [{ message: `The shop simulator does not serve operation '${operationName}'. Add it to web/shop-sim/admin-graphql.ts with its documented shape.`, extensions: { code: 'UNSUPPORTED_OPERATION' } }] },
+      body: { errors: [{ message: `The shop simulator does not serve operation '${operationName}'. Add it to dev/shop-sim/admin-graphql.ts with its documented shape.`, extensions: { code: 'UNSUPPORTED_OPERATION' } }] },
     };
   }
   const r = handler(shop, variables);

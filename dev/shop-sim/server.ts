@@ -2,7 +2,7 @@
 // shops (<name>.myshopify.com, created on first use). It serves what the app
 // talks to on Shopify's side, and a control API for tests, the demo and people:
 //
-//   POST /admin/api/<version>/graphql.json   Admin GraphQL (web/shop-sim/admin-graphql.ts)
+//   POST /admin/api/<version>/graphql.json   Admin GraphQL (dev/shop-sim/admin-graphql.ts)
 //   GET  /admin/oauth/authorize              OAuth grant: auto-approves, 302 to redirect_uri, signed
 //   POST /admin/oauth/access_token           code, refresh_token, or token exchange (App Bridge session
 //                                            token → offline or online access token)
@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../../web/ops/logger.ts';
 import { adminSchema, sampleWebhookPayload } from './contract.ts';
 import {
   handleAdminGraphql, SimShop, SUPPORTED_OPERATIONS, USER_ERROR_OPERATIONS,

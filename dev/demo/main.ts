@@ -151,7 +151,7 @@ async function run(): Promise<boolean> {
       states = (await collectOrders(s, SHOP, deliveries)).map((st) => {
         const fixture = fixtureOf.get(st.orderId) ?? '(not a fixture)';
         const exp = FIXTURE_EXPECTATIONS[fixture];
-        return { ...st, fixture, exp, problems: exp ? checkOrder(st, exp) : ['no expectation is stated for this fixture in web/demo/merchant.ts'] };
+        return { ...st, fixture, exp, problems: exp ? checkOrder(st, exp) : ['no expectation is stated for this fixture in dev/demo/merchant.ts'] };
       });
       const ok = states.every((st) => !st.problems.length);
       // Settled by the quick signals but one check still lags (the app's own status): look again shortly.

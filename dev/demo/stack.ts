@@ -1,6 +1,6 @@
 // The whole system as separate processes on one machine: the sandbox courier,
 // the shop simulator and the app, each a child process on a free port, over a
-// fresh database. Shared by `npm run demo` (web/demo/main.ts) and the black-box
+// fresh database. Shared by `npm run demo` (dev/demo/main.ts) and the black-box
 // end-to-end suite (test/e2e), so the orchestration exists once.
 //
 // Everything outside these processes goes through public interfaces only: the
@@ -145,7 +145,7 @@ class Child {
   }
 }
 
-/** The file a package.json script runs: "node web/sandbox/main.ts" → web/sandbox/main.ts. */
+/** The file a package.json script runs: "node dev/sandbox/main.ts" → dev/sandbox/main.ts. */
 export function scriptEntry(script: string): string {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const cmd = pkg.scripts?.[script];

@@ -8,7 +8,7 @@
 // compare two implementations.
 import { createHmac, randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../../web/ops/logger.ts';
 import type { SandboxSettings, WebhookLogEntry } from './types.ts';
 
 export interface OutgoingEvent {

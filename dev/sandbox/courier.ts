@@ -6,7 +6,7 @@ import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../../web/ops/logger.ts';
 import { canonicalJson, formatCents, parseWithNumberText, priceCents, validateCreateOrder, type ValidOrder } from './validate.ts';
 import { isKnownStatus, nextStatus, stepsTo } from './statuses.ts';
 import { WebhookSender, type OutgoingEvent } from './webhooks.ts';

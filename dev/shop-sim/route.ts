@@ -9,7 +9,7 @@
 // `Host: <shop>.myshopify.com`, so the simulator knows the shop; every other
 // request goes to the dispatcher that was installed before, untouched.
 import { Agent, Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../../web/ops/logger.ts';
 
 const SHOPIFY_SHOP_HOST = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/i;
 

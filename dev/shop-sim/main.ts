@@ -6,8 +6,8 @@
 //   waits between webhook attempts, default 1000,5000,15000), LOG_LEVEL.
 // Point the app at it with SHOP_SIMULATOR_URL=<the URL printed> (development only).
 import { parseArgs } from 'node:util';
-import { defaultAppUrl } from '../config/env.ts';
-import { createLogger } from '../ops/logger.ts';
+import { defaultAppUrl } from '../../web/config/env.ts';
+import { createLogger } from '../../web/ops/logger.ts';
 import { CONTROL_API_SUMMARY, startShopSimulator } from './server.ts';
 
 // The same placeholders web/config/env.ts uses when SHOPIFY_API_KEY/SECRET are unset.

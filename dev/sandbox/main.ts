@@ -4,7 +4,7 @@
 //   SANDBOX_WEBHOOK_URL, SANDBOX_WEBHOOK_SECRET, SANDBOX_STEP_MS (status step interval, default 10000, 0 = on command),
 //   SANDBOX_TOKEN_TTL_SEC, SANDBOX_DELIVERY_ID_MODE (distinct | order | dispatch), LOG_LEVEL.
 import { parseArgs } from 'node:util';
-import { createLogger } from '../ops/logger.ts';
+import { createLogger } from '../../web/ops/logger.ts';
 import { DEFAULT_SANDBOX_APP, startSandboxCourier } from './courier.ts';
 import type { DeliveryIdMode } from './types.ts';
 
