@@ -10,6 +10,7 @@ import type { Logger } from './ops/logger.ts';
 import type { SecretBox } from './security/crypto.ts';
 import type { CourierAccess } from './settings/store.ts';
 import type { AdminApi } from './shopify/admin-api.ts';
+import { COURIER_CREATE_SCOPE } from './retry/budget.ts';
 
 export interface AppContext {
   config: AppConfig;
@@ -80,6 +81,8 @@ export class CourierClients {
         tokenCacheKey: key,
         log: this.#log.child({ shop: shopDomain, environment: access.environment }),
         ...this.#tuning,
+        // Creates are retried by the dispatch job only (web/retry/budget.ts).
+        createRetry: COURIER_CREATE_SCOPE,
       });
       this.#clients.set(key, client);
     }

@@ -22,6 +22,7 @@ import { eraseExpiredPersonalData } from './privacy/erase.ts';
 /** How often the retention sweep looks for personal data past its retention period. */
 const RETENTION_SWEEP_MS = 6 * 3_600_000;
 import { offlineTokenProvider } from './shopify/offline-token.ts';
+import { SHOPIFY_ATTEMPTS_IN_JOBS } from './retry/budget.ts';
 
 export interface RuntimeOptions {
   /** Run job workers in this process (the server); the CLI only enqueues. */
@@ -80,8 +81,13 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     now: Date.now,
   };
   if (opts.workers) {
-    await registerDispatchJobs(ctx, opts.dispatchRetry, { inFlightMs: opts.inFlightMs ?? 2 * (opts.courier?.requestTimeoutMs ?? 15_000) });
-    await registerFulfillmentJobs(ctx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
+    // Jobs retry their Shopify calls themselves, so their Admin client makes one attempt per call (web/retry/budget.ts).
+    const jobCtx: AppContext = {
+      ...ctx,
+      admin: createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }), maxAttempts: SHOPIFY_ATTEMPTS_IN_JOBS }),
+    };
+    await registerDispatchJobs(jobCtx, opts.dispatchRetry, { inFlightMs: opts.inFlightMs ?? 2 * (opts.courier?.requestTimeoutMs ?? 15_000) });
+    await registerFulfillmentJobs(jobCtx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
     await ctx.queue.every(JOBS.retention, RETENTION_SWEEP_MS, async () =>
       void (await eraseExpiredPersonalData(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));
   }

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkCourierUrl, courierUrlPolicy, guardedAgent, type LookupAll } from '../../web/delivery/address-policy.ts';
-import { ConfigError, DeliveryClient } from '../../web/delivery/index.ts';
+import { CourierConfigError, DeliveryClient } from '../../web/delivery/index.ts';
 
 let server: Server;
 let port: number;
@@ -50,7 +50,7 @@ describe('guarded courier connections', () => {
   it('refuse an IP literal in a forbidden range before connecting', async () => {
     const agent = guardedAgent({ connectTimeoutMs: 2_000 });
     const e = await client(`http://127.0.0.1:${port}`, agent).fetchToken().catch((x) => x);
-    expect(e).toBeInstanceOf(ConfigError);
+    expect(e).toBeInstanceOf(CourierConfigError);
     expect(e.message).toMatch(/Refused to connect.*127\.0\.0\.1 \(loopback\)/);
     expect(connections).toBe(0);
     await agent.close();
@@ -62,7 +62,7 @@ describe('guarded courier connections', () => {
     expect(await checkCourierUrl(url, courierUrlPolicy('production'), lookupAll)).toBeNull();
     const agent = guardedAgent({ connectTimeoutMs: 2_000, lookupAll });
     const e = await client(url, agent).fetchToken().catch((x) => x);
-    expect(e).toBeInstanceOf(ConfigError);
+    expect(e).toBeInstanceOf(CourierConfigError);
     expect(e.message).toMatch(/courier-rebind\.example resolves to 127\.0\.0\.1 \(loopback\)/);
     expect(connections).toBe(0);
     await agent.close();

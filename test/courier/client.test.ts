@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandboxCourier, type RunningSandbox } from '../../dev/sandbox/courier.ts';
 import { SandboxControl } from '../../dev/sandbox/control.ts';
 import {
-  ConfigError, CredentialsError, DeliveryApiError, DeliveryClient, IdempotencyConflictError, OutcomeUnknownError, RejectedError, ScopeError, TokenCache, TransientError,
+  CourierConfigError, CredentialsError, DeliveryApiError, DeliveryClient, IdempotencyConflictError, OutcomeUnknownError, RejectedError, ScopeError, TokenCache, TransientError,
   serializeCreateOrder, type CreateOrderRequest, type DeliveryClientOptions,
 } from '../../web/delivery/index.ts';
 import { createLogger } from '../../web/ops/logger.ts';
@@ -362,13 +362,13 @@ describe('createOrder', () => {
     const body = serializeCreateOrder(request('R-11'));
     for (const key of ['', '   ', undefined as unknown as string]) {
       const e = await rejection(client.createOrder({ body, idempotencyKey: key }));
-      expect(e).toBeInstanceOf(ConfigError);
+      expect(e).toBeInstanceOf(CourierConfigError);
       expect(e.message).toMatch(/Idempotency-Key/);
     }
     const noCoords = body.replace(',"latitude":-26.1715', '');
     const e = await rejection(client.createOrder({ body: noCoords, idempotencyKey: 'k-11' }));
-    expect(e).toBeInstanceOf(ConfigError);
-    expect((e as ConfigError).field).toBe('dropoff.latitude');
+    expect(e).toBeInstanceOf(CourierConfigError);
+    expect((e as CourierConfigError).field).toBe('dropoff.latitude');
     expect((await ctl.stats()).tokenRequests + (await ctl.stats()).createRequests).toBe(0);
   });
 
@@ -435,7 +435,7 @@ describe('other calls', () => {
   });
 
   it('refuses an insecure or malformed base URL', () => {
-    expect(() => harness({ baseUrl: 'http://courier.example.com' })).toThrow(ConfigError);
+    expect(() => harness({ baseUrl: 'http://courier.example.com' })).toThrow(CourierConfigError);
     expect(() => harness({ baseUrl: 'https://id:pw@courier.example.com' })).toThrow(/user name or password/);
   });
 

@@ -28,7 +28,8 @@ export interface TestApp {
 /** Fast retries so failure paths finish within a test's time. */
 export const FAST_RUNTIME: Partial<RuntimeOptions> = {
   courier: { retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000 }, requestTimeoutMs: 5_000 },
-  dispatchRetry: { maxAttempts: 4, baseDelayMs: 50, maxDelayMs: 500 },
+  // Creates are retried by the dispatch job alone (web/retry/budget.ts): enough attempts for the fault storms in dispatch.test.ts.
+  dispatchRetry: { maxAttempts: 6, baseDelayMs: 50, maxDelayMs: 500 },
   queue: { pollIntervalMs: 50 },
   // A create with no answer is looked up by reference after this long (web/dispatch/booking.ts).
   inFlightMs: 1_000,

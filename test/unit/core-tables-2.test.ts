@@ -5,9 +5,10 @@ import { decideEligibility } from '../../web/dispatch/eligibility.ts';
 import { formatCents, money2, toCents } from '../../web/dispatch/money.ts';
 import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
 import { parseCreateOrderBody, serializeCreateOrder } from '../../web/delivery/serialize.ts';
-import { isRetryableStatus, parseRetryAfter, resolveRetryPolicy, nextRetry } from '../../web/delivery/retry.ts';
+import { isRetryableStatus, parseRetryAfter, resolveHttpRetryPolicy as resolveRetryPolicy, nextRetry } from '../../web/retry/policy.ts';
 import { decideEvent, isSuccess, normaliseStatus, planSync, triggerRank, type SyncInput } from '../../web/fulfillment/progress.ts';
-import { assertInterval, assertMaxAttempts, assertQueueName, describeError, recordedErrorMessage, resolveRetryPolicy as resolveJobPolicy } from '../../web/jobs/policy.ts';
+import { assertInterval, assertQueueName, describeError, recordedErrorMessage } from '../../web/jobs/policy.ts';
+import { assertMaxAttempts, resolveJobRetryPolicy as resolveJobPolicy } from '../../web/retry/policy.ts';
 import { SettingsSchema } from '../../web/settings/schema.ts';
 import { paidOrder } from '../support/orders.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, isRetryableStatus, nextRetry, parseRetryAfter, resolveRetryPolicy, type RetryPolicy } from '../../web/delivery/retry.ts';
+import { httpBackoffDelay as backoffDelay, isRetryableStatus, nextRetry, parseRetryAfter, resolveHttpRetryPolicy as resolveRetryPolicy, type HttpRetryPolicy as RetryPolicy } from '../../web/retry/policy.ts';
 
 const policy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000, deadlineMs: 10_000 };
 const NOW = Date.parse('2025-01-01T00:00:00Z');

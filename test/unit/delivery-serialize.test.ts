@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CreateOrderRequestSchema, type CreateOrderRequest } from '../../web/delivery/types.ts';
 import { parseCreateOrderBody, serializeCreateOrder } from '../../web/delivery/serialize.ts';
-import { ConfigError } from '../../web/delivery/errors.ts';
+import { CourierConfigError } from '../../web/delivery/errors.ts';
 import { decimalTextOf, NumberText, parseJsonExact, toPlainDecimal } from '../../web/delivery/json.ts';
 
 // The spec's short sample request: only the fields it lists.
@@ -89,7 +89,7 @@ describe('serializeCreateOrder', () => {
     ['unknown top-level field', (r: any) => (r.colour = 'red'), 'colour', /unknown field colour/],
     ['non-string metadata value', (r: any) => (r.metadata = { n: 1 }), 'metadata.n', /string/],
   ];
-  it.each(refusals)('refuses %s with a ConfigError naming the field', (_name, mutate, field, message) => {
+  it.each(refusals)('refuses %s with a CourierConfigError naming the field', (_name, mutate, field, message) => {
     const r = structuredClone(SHORT_SAMPLE);
     mutate(r);
     let err: unknown;
@@ -98,9 +98,9 @@ describe('serializeCreateOrder', () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).field).toBe(field);
-    expect((err as ConfigError).message).toMatch(message);
+    expect(err).toBeInstanceOf(CourierConfigError);
+    expect((err as CourierConfigError).field).toBe(field);
+    expect((err as CourierConfigError).message).toMatch(message);
   });
 });
 

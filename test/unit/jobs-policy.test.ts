@@ -1,22 +1,24 @@
-// Pure job-queue policy (web/jobs/policy.ts): tables, no I/O.
+// Pure job-queue policy (web/jobs/policy.ts, and the job half of web/retry/policy.ts): tables, no I/O.
 import { describe, expect, it } from 'vitest';
 import {
-  afterFailure,
   assertQueueName,
-  backoffDelayMs,
   bucketJobId,
-  DEFAULT_RETRY,
   describeError,
-  isRetryable,
   MAX_ATTEMPTS_BY_WORKER,
   msUntilNextBucket,
   pgBossJobRetryLimit,
   pgBossQueueRetry,
   recordedErrorMessage,
   resolveMaxAttempts,
-  resolveRetryPolicy,
   timeBucket,
 } from '../../web/jobs/policy.ts';
+import {
+  afterFailure,
+  jobBackoffDelay as backoffDelayMs,
+  DEFAULT_JOB_RETRY as DEFAULT_RETRY,
+  isRetryable,
+  resolveJobRetryPolicy as resolveRetryPolicy,
+} from '../../web/retry/policy.ts';
 import { PermanentJobError } from '../../web/jobs/queue.ts';
 
 describe('backoffDelayMs', () => {

@@ -1,26 +1,31 @@
 // Delivery Orders API client (undici). I/O lives here; decisions are in pure modules:
-// retry.ts (when/how long), errors.ts (reading error bodies), extract.ts (reading
+// web/retry (when/how long, and the loop), errors.ts (reading error bodies), extract.ts (reading
 // responses), serialize.ts (the request body), token.ts (the token cache).
 //
 // Safety rules kept here:
 // - createOrder refuses to send without an Idempotency-Key, and every attempt of one call
 //   sends the same key and the same body bytes.
 // - Only network errors, timeouts, 408/425/429 and 5xx are retried; other 4xx never.
+// - `createRetry: 'unsent'` (the app's setting, web/context.ts) leaves a create's retries to
+//   the dispatch job and resends only a create that never reached the courier.
 // - A 401 refreshes the token once and repeats that request once.
 // - The client secret and access tokens never go into a log line or an error message.
 import { Agent, request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../ops/logger.ts';
 import {
-  BadResponseError, ConfigError, CredentialsError, IdempotencyConflictError, OutcomeUnknownError, RejectedError, ScopeError,
-  TransientError, describeErrorBody, fieldFromError, foreignExcerpt, isIdempotencyConflict, isIdempotencyInProgress, oneLine, scrubSecrets,
+  BadResponseError, CourierConfigError, CredentialsError, IdempotencyConflictError, OutcomeUnknownError, RejectedError, ScopeError,
+  TransientError, describeErrorBody, fieldFromError, foreignExcerpt, isIdempotencyConflict, isIdempotencyInProgress, scrubSecrets,
 } from './errors.ts';
-import { isRetryableStatus, nextRetry, parseRetryAfter, resolveRetryPolicy, type RetryPolicy } from './retry.ts';
+import { isRetryableStatus, parseRetryAfter, resolveHttpRetryPolicy } from '../retry/policy.ts';
+import { RetrySignal, withRetries, type RetryLoop, type RetryScope } from '../retry/run.ts';
 import { credentialFingerprint, defaultTokenCache, tokenExpiresAt, type CachedToken, type TokenCache } from './token.ts';
 import { parseCreateOrderBody } from './serialize.ts';
 import { mapCreateOrderResponse, mapQuoteResponse, parseBoth, toOrderList, toOrderView } from './extract.ts';
 import { TokenResponseSchema, type CourierOrderView, type CreateOrderResult, type QuoteResult } from './types.ts';
 import { validateBaseUrl } from './url.ts';
+import { describeNetworkError, headerValue, isJsonObject, readCapped, safeCode, safeScope } from './http.ts';
+import { neverSent } from '../retry/policy.ts';
 import { ForbiddenAddressError } from './address-policy.ts';
 
 export interface DeliveryClientOptions {
@@ -36,6 +41,8 @@ export interface DeliveryClientOptions {
   connectTimeoutMs?: number;
   requestTimeoutMs?: number;
   retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number; deadlineMs?: number };
+  /** Which failures of createOrder the client retries itself (default 'any'; see RetryScope). */
+  createRetry?: RetryScope;
   log?: Logger;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -65,21 +72,6 @@ interface HttpResult {
   status: number;
   text: string;
   headers: IncomingHttpHeaders;
-}
-
-/** Thrown inside one attempt for an outcome worth retrying; never escapes the client. */
-class RetrySignal {
-  readonly problem: string;
-  readonly status?: number;
-  readonly body?: string;
-  readonly retryAfterMs?: number;
-  readonly cause?: unknown;
-  /** The request may have reached the service (sent, then no answer). */
-  readonly sent?: boolean;
-  constructor(problem: string, opts: { status?: number; body?: string; retryAfterMs?: number; cause?: unknown; sent?: boolean } = {}) {
-    this.problem = problem;
-    Object.assign(this, opts);
-  }
 }
 
 const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -115,19 +107,17 @@ export class DeliveryClient {
   readonly #cacheKey: string;
   readonly #fp: string;
   readonly #dispatcher: Dispatcher;
-  readonly #requestTimeoutMs: number;
-  readonly #policy: RetryPolicy;
+  readonly #loop: RetryLoop;
+  readonly #createRetry: RetryScope;
   readonly #log: Logger | undefined;
   readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
-  readonly #random: () => number;
   readonly #tokensSeen = new Set<string>();
 
   constructor(opts: DeliveryClientOptions) {
     const base = validateBaseUrl(String(opts.baseUrl ?? ''));
-    if (!base.ok) throw new ConfigError(`Courier base URL ${base.problem}`);
-    if (!opts.clientId?.trim()) throw new ConfigError('Courier client id is missing');
-    if (!opts.clientSecret) throw new ConfigError('Courier client secret is missing');
+    if (!base.ok) throw new CourierConfigError(`Courier base URL ${base.problem}`);
+    if (!opts.clientId?.trim()) throw new CourierConfigError('Courier client id is missing');
+    if (!opts.clientSecret) throw new CourierConfigError('Courier client secret is missing');
     this.#base = base.url;
     this.#clientId = opts.clientId.trim();
     this.#clientSecret = opts.clientSecret;
@@ -135,12 +125,16 @@ export class DeliveryClient {
     this.#cacheKey = opts.tokenCacheKey ?? `${this.#base}|${this.#clientId}`;
     this.#fp = credentialFingerprint(this.#base, this.#clientId, this.#clientSecret);
     this.#dispatcher = opts.dispatcher ?? sharedAgent(opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
-    this.#requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.#policy = resolveRetryPolicy(opts.retry);
     this.#log = opts.log?.child({ component: 'delivery-client', tokenCacheKey: this.#cacheKey });
     this.#now = opts.now ?? Date.now;
-    this.#sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.#random = opts.random ?? Math.random;
+    this.#loop = {
+      policy: resolveHttpRetryPolicy(opts.retry),
+      requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      now: this.#now,
+      sleep: opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
+      random: opts.random ?? Math.random,
+    };
+    this.#createRetry = opts.createRetry ?? 'any';
   }
 
   get baseUrl(): string {
@@ -156,11 +150,11 @@ export class DeliveryClient {
    */
   async createOrder(input: { body: string; idempotencyKey: string }): Promise<CreateOrderResult> {
     const key = input?.idempotencyKey;
-    if (typeof key !== 'string' || key.trim() === '') throw new ConfigError('Refusing to create a delivery order without an Idempotency-Key');
-    if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ConfigError('Idempotency-Key must be 1 to 255 visible ASCII characters');
+    if (typeof key !== 'string' || key.trim() === '') throw new CourierConfigError('Refusing to create a delivery order without an Idempotency-Key');
+    if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new CourierConfigError('Idempotency-Key must be 1 to 255 visible ASCII characters');
     const checked = this.#checkBody(input.body);
     const op: ApiOp = { name: 'createOrder', method: 'POST', path: '/v1/orders', body: Buffer.from(input.body, 'utf8'), idempotencyKey: key };
-    const { res, requests } = await this.#api(op, true);
+    const { res, requests } = await this.#api(op, this.#createRetry);
     const mapped = mapCreateOrderResponse(res.text, { requestReference: checked.reference, headers: res.headers });
     if (!mapped.ok) {
       throw new BadResponseError(
@@ -177,8 +171,8 @@ export class DeliveryClient {
 
   /** GET /v1/orders/:id */
   async getOrder(orderId: string): Promise<CourierOrderView> {
-    if (typeof orderId !== 'string' || orderId.trim() === '') throw new ConfigError('Courier order id is missing');
-    const { res } = await this.#api({ name: 'getOrder', method: 'GET', path: `/v1/orders/${encodeURIComponent(orderId)}` }, true);
+    if (typeof orderId !== 'string' || orderId.trim() === '') throw new CourierConfigError('Courier order id is missing');
+    const { res } = await this.#api({ name: 'getOrder', method: 'GET', path: `/v1/orders/${encodeURIComponent(orderId)}` }, 'any');
     const p = parseBoth(res.text);
     const view = p.ok ? toOrderView(p.exact) : null;
     if (!view) throw new BadResponseError(`The courier answered HTTP ${res.status} to the order read but the body has no order id`, { status: res.status, body: this.#errorBody(res.text) });
@@ -191,10 +185,10 @@ export class DeliveryClient {
    * a bare 404 (wrong base URL) stays an error.
    */
   async findOrdersByReference(reference: string): Promise<CourierOrderView[]> {
-    if (typeof reference !== 'string' || reference === '') throw new ConfigError('Order reference is missing');
+    if (typeof reference !== 'string' || reference === '') throw new CourierConfigError('Order reference is missing');
     let res: HttpResult;
     try {
-      ({ res } = await this.#api({ name: 'findOrdersByReference', method: 'GET', path: `/v1/orders?reference=${encodeURIComponent(reference)}` }, true));
+      ({ res } = await this.#api({ name: 'findOrdersByReference', method: 'GET', path: `/v1/orders?reference=${encodeURIComponent(reference)}` }, 'any'));
     } catch (e) {
       if (e instanceof RejectedError && e.status === 404 && (e.code || isJsonObject(e.body))) return [];
       throw e;
@@ -208,7 +202,7 @@ export class DeliveryClient {
   /** POST /v1/pricing/quote with the create-order body; price and currency from likely field names. */
   async quote(body: string): Promise<QuoteResult> {
     this.#checkBody(body);
-    const { res } = await this.#api({ name: 'quote', method: 'POST', path: '/v1/pricing/quote', body: Buffer.from(body, 'utf8') }, true);
+    const { res } = await this.#api({ name: 'quote', method: 'POST', path: '/v1/pricing/quote', body: Buffer.from(body, 'utf8') }, 'any');
     const q = mapQuoteResponse(res.text);
     if (!q.ok) throw new BadResponseError(`The courier answered HTTP ${res.status} but ${q.problem}`, { status: res.status, body: this.#errorBody(res.text) });
     return q.value;
@@ -216,14 +210,14 @@ export class DeliveryClient {
 
   /** POST /v1/webhooks/test. Not retried on 5xx: each try may send a webhook. */
   async sendTestWebhook(): Promise<{ status: number; body: unknown }> {
-    const { res } = await this.#api({ name: 'sendTestWebhook', method: 'POST', path: '/v1/webhooks/test', body: Buffer.from('{}') }, false);
+    const { res } = await this.#api({ name: 'sendTestWebhook', method: 'POST', path: '/v1/webhooks/test', body: Buffer.from('{}') }, 'never');
     const p = parseBoth(res.text);
     return { status: res.status, body: p.ok ? p.plain : res.text };
   }
 
   /** "Test connection": always requests a fresh token (and caches it). */
   async fetchToken(): Promise<{ expiresAt: number; scope?: string; tokenType?: string }> {
-    const t = await this.#withRetries('token', true, (timeoutMs) => this.#token(timeoutMs, true), { n: 0 });
+    const t = await this.#withRetries('token', 'any', (timeoutMs) => this.#token(timeoutMs, true), { n: 0 });
     const out: { expiresAt: number; scope?: string; tokenType?: string } = { expiresAt: t.expiresAt };
     if (t.scope !== undefined) out.scope = t.scope;
     if (t.tokenType !== undefined) out.tokenType = t.tokenType;
@@ -234,47 +228,37 @@ export class DeliveryClient {
   // Internals
 
   #checkBody(body: string): { reference: string } {
-    if (typeof body !== 'string') throw new ConfigError('Delivery request body must be the JSON text from serializeCreateOrder');
+    if (typeof body !== 'string') throw new CourierConfigError('Delivery request body must be the JSON text from serializeCreateOrder');
     const r = parseCreateOrderBody(body);
-    if (!r.ok) throw new ConfigError(`Delivery request is invalid: ${r.message}`, r.field ? { field: r.field } : {});
+    if (!r.ok) throw new CourierConfigError(`Delivery request is invalid: ${r.message}`, r.field ? { field: r.field } : {});
     return { reference: r.request.reference };
   }
 
-  async #api(op: ApiOp, retry: boolean): Promise<{ res: HttpResult; requests: number }> {
+  async #api(op: ApiOp, scope: RetryScope): Promise<{ res: HttpResult; requests: number }> {
     const counter = { n: 0 };
-    const res = await this.#withRetries(op.name, retry, (timeoutMs) => this.#apiAttempt(op, timeoutMs, counter), counter);
+    const res = await this.#withRetries(op.name, scope, (timeoutMs) => this.#apiAttempt(op, timeoutMs, counter), counter);
     return { res, requests: counter.n };
   }
 
-  async #withRetries<T>(label: OperationName | 'token', retry: boolean, attemptFn: (timeoutMs: number) => Promise<T>, counter: { n: number }): Promise<T> {
-    const started = this.#now();
-    for (let attempt = 1; ; attempt++) {
-      const remaining = this.#policy.deadlineMs - (this.#now() - started);
-      try {
-        if (remaining <= 0) throw new RetrySignal('the overall deadline passed');
-        return await attemptFn(Math.max(1, Math.min(this.#requestTimeoutMs, remaining)));
-      } catch (e) {
-        if (!(e instanceof RetrySignal)) throw e;
-        if (label === 'createOrder' && e.sent) {
-          // The courier may still be booking it; resending now could book it twice (a courier need not dedupe keys in flight).
-          this.#log?.warn({ op: label, attempt, problem: e.problem }, 'courier create outcome unknown; not resent');
-          throw new OutcomeUnknownError(`${OP_LABEL[label]}: ${e.problem}; the courier may have booked it. The order is looked up by reference before anything is sent again.`, { attempts: counter.n || attempt, cause: e.cause });
-        }
-        const decision = retry
-          ? nextRetry({ attempt, elapsedMs: this.#now() - started, retryAfterMs: e.retryAfterMs, policy: this.#policy, random: this.#random })
-          : ({ retry: false, reason: 'not_retried' } as const);
-        if (!decision.retry) {
-          const why = decision.reason === 'deadline_exhausted' ? ' (retry deadline reached)' : decision.reason === 'attempts_exhausted' ? ` (after ${attempt} attempts)` : '';
-          this.#log?.warn({ op: label, attempt, problem: e.problem, status: e.status, reason: decision.reason }, 'courier call failed; giving up');
-          const opts: ConstructorParameters<typeof TransientError>[1] = { attempts: counter.n || attempt, cause: e.cause };
-          if (e.status !== undefined) opts.status = e.status;
-          if (e.body !== undefined) opts.body = e.body;
-          throw new TransientError(`${OP_LABEL[label]} failed: ${e.problem}${why}. It is safe to try again later.`, opts);
-        }
-        this.#log?.warn({ op: label, attempt, problem: e.problem, status: e.status, delayMs: decision.delayMs }, 'courier call failed; retrying');
-        await this.#sleep(decision.delayMs);
-      }
-    }
+  #withRetries<T>(label: OperationName | 'token', scope: RetryScope, attemptFn: (timeoutMs: number) => Promise<T>, counter: { n: number }): Promise<T> {
+    return withRetries(this.#loop, scope, attemptFn, {
+      check: (e, attempt) => {
+        if (label !== 'createOrder' || !e.sent) return;
+        // The courier may still be booking it; resending now could book it twice (a courier need not dedupe keys in flight).
+        this.#log?.warn({ op: label, attempt, problem: e.problem }, 'courier create outcome unknown; not resent');
+        throw new OutcomeUnknownError(`${OP_LABEL[label]}: ${e.problem}; the courier may have booked it. The order is looked up by reference before anything is sent again.`, { attempts: counter.n || attempt, cause: e.cause });
+      },
+      giveUp: (e, attempt, reason) => {
+        const why = reason === 'deadline_exhausted' ? ' (retry deadline reached)' : reason === 'attempts_exhausted' ? ` (after ${attempt} attempts)` : '';
+        this.#log?.warn({ op: label, attempt, problem: e.problem, status: e.status, reason }, 'courier call failed; giving up');
+        const opts: ConstructorParameters<typeof TransientError>[1] = { attempts: counter.n || attempt, cause: e.cause };
+        if (e.status !== undefined) opts.status = e.status;
+        if (e.body !== undefined) opts.body = e.body;
+        if (e.retryAfterMs !== undefined) opts.retryAfterMs = e.retryAfterMs;
+        return new TransientError(`${OP_LABEL[label]} failed: ${e.problem}${why}. It is safe to try again later.`, opts);
+      },
+      retrying: (e, attempt, delayMs) => this.#log?.warn({ op: label, attempt, problem: e.problem, status: e.status, delayMs }, 'courier call failed; retrying'),
+    });
   }
 
   /** One attempt: token, request, and the single 401 -> refresh -> repeat. */
@@ -310,13 +294,13 @@ export class DeliveryClient {
     }
     if (op.name === 'createOrder' && status === 409 && isIdempotencyInProgress(info)) {
       // Another request with this key is still being processed: wait and ask again.
-      throw new RetrySignal(`HTTP 409${codeText} (request with this key still in progress)`, { status, body });
+      throw new RetrySignal(`HTTP 409${codeText} (request with this key still in progress)`, { status, body, answered: true });
     }
     if (op.name === 'createOrder' && status >= 400 && status < 500 && isIdempotencyConflict(status, info)) {
       throw new IdempotencyConflictError(`The courier already has a different order under this Idempotency-Key (HTTP ${status}${codeText})${said}`, { status, body, code: info.code, attempts });
     }
     if (isRetryableStatus(status)) {
-      throw new RetrySignal(`HTTP ${status}${codeText}`, { status, body, retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.#now()) });
+      throw new RetrySignal(`HTTP ${status}${codeText}`, { status, body, answered: true, retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.#now()) });
     }
     const field = fieldFromError(info);
     const opts: ConstructorParameters<typeof RejectedError>[1] = { status, body, code: info.code, attempts };
@@ -344,8 +328,8 @@ export class DeliveryClient {
     try {
       return await this.#cache.getOrFetch(this.#cacheKey, this.#fp, this.#now(), () => this.#requestToken(timeoutMs), force);
     } catch (e) {
-      // A lost token request sent no order.
-      if (e instanceof RetrySignal && e.sent) throw new RetrySignal(e.problem, { status: e.status, body: e.body, retryAfterMs: e.retryAfterMs, cause: e.cause });
+      // A failed token request sent no order: neither `sent` nor `answered` applies to the operation.
+      if (e instanceof RetrySignal) throw new RetrySignal(e.problem, { status: e.status, body: e.body, retryAfterMs: e.retryAfterMs, cause: e.cause });
       throw e;
     }
   }
@@ -379,7 +363,7 @@ export class DeliveryClient {
       throw new CredentialsError(`The courier did not accept the client id and secret (HTTP ${status}${safeCode(info.code) ? ` ${info.code}` : ''})${said}`, { status, body, code: info.code });
     }
     if (status === 404 || status === 405) {
-      throw new ConfigError(`No courier token endpoint at ${this.#base}/oauth/token (HTTP ${status}); check the base URL`, { status, body });
+      throw new CourierConfigError(`No courier token endpoint at ${this.#base}/oauth/token (HTTP ${status}); check the base URL`, { status, body });
     }
     if (isRetryableStatus(status)) {
       throw new RetrySignal(`token endpoint HTTP ${status}`, { status, body, retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.#now()) });
@@ -402,7 +386,7 @@ export class DeliveryClient {
       text = await readCapped(res.body, MAX_RESPONSE_BYTES);
     } catch (e) {
       const forbidden = [e, (e as { cause?: unknown })?.cause].find((x) => x instanceof ForbiddenAddressError);
-      if (forbidden) throw new ConfigError(`Refused to connect to the courier base URL: ${(forbidden as Error).message}`);
+      if (forbidden) throw new CourierConfigError(`Refused to connect to the courier base URL: ${(forbidden as Error).message}`);
       throw new RetrySignal(describeNetworkError(e), { cause: e, sent: !neverSent(e) });
     }
     if (text === null) throw new BadResponseError(`The courier response to ${method} ${path.split('?')[0]} is larger than ${MAX_RESPONSE_BYTES} bytes`, { status });
@@ -428,65 +412,3 @@ export class DeliveryClient {
     return this.#scrub(text.length > MAX_ERROR_BODY_CHARS ? text.slice(0, MAX_ERROR_BODY_CHARS) : text);
   }
 }
-
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    size += b.length;
-    if (size > max) {
-      body.destroy();
-      return null;
-    }
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Error codes are shown as they are only when they look like codes. */
-function safeCode(code: string | undefined): boolean {
-  return !!code && /^[\w.:-]{1,64}$/.test(code);
-}
-
-/** Scope names as shown to merchants: scope-like words only, at most 20. */
-function safeScope(scope: string): string | undefined {
-  const words = scope.split(/[\s,]+/).filter((w) => /^[\w.:/-]{1,64}$/.test(w)).slice(0, 20);
-  return words.length ? words.join(' ') : undefined;
-}
-
-function headerValue(h: IncomingHttpHeaders, name: string): string | undefined {
-  const v = h[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function isJsonObject(text: string | undefined): boolean {
-  if (!text) return false;
-  try {
-    const v = JSON.parse(text);
-    return !!v && typeof v === 'object';
-  } catch {
-    return false;
-  }
-}
-
-/** Failures before the request could reach the service: resending is safe. */
-export function neverSent(e: unknown): boolean {
-  const err = e as { code?: string; cause?: { code?: string } } | undefined;
-  const code = err?.code ?? err?.cause?.code;
-  return code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
-}
-
-/** A short, secret-free description of a network failure. */
-export function describeNetworkError(e: unknown): string {
-  const err = e as { name?: string; code?: string; cause?: { code?: string } } | undefined;
-  const code = err?.code ?? err?.cause?.code;
-  if (err?.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'the request timed out';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connecting timed out';
-  if (err?.name === 'AbortError') return 'the request was aborted';
-  if (code === 'ECONNREFUSED') return 'the connection was refused';
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') return 'the connection was closed before a response arrived';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the courier host name could not be resolved';
-  return oneLine(`network error${code ? ` (${code})` : ''}`);
-}
-

@@ -11,6 +11,8 @@ export interface DeliveryErrorOptions {
   retryable?: boolean;
   code?: string;
   attempts?: number;
+  /** The wait the service asked for (Retry-After), for whoever retries the call. */
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -25,6 +27,8 @@ export class DeliveryApiError extends Error {
   readonly code?: string;
   /** HTTP requests made for the failing call. */
   readonly attempts?: number;
+  /** The wait the service asked for (Retry-After); the job queue waits at least this long (web/retry/policy.ts retryAfterOf). */
+  readonly retryAfterMs?: number;
 
   constructor(kind: DeliveryErrorKind, message: string, opts: DeliveryErrorOptions = {}) {
     super(oneLine(message, 1000), opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -34,6 +38,7 @@ export class DeliveryApiError extends Error {
     if (opts.body !== undefined) this.body = opts.body;
     if (opts.code !== undefined) this.code = opts.code;
     if (opts.attempts !== undefined) this.attempts = opts.attempts;
+    if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;
     this.retryable = opts.retryable ?? false;
   }
 }
@@ -93,8 +98,11 @@ export class BadResponseError extends DeliveryApiError {
   }
 }
 
-/** Our own configuration or input is wrong (no idempotency key, bad base URL, invalid body). */
-export class ConfigError extends DeliveryApiError {
+/**
+ * Our own courier configuration or input is wrong (no idempotency key, bad base URL, invalid
+ * body). Not web/config/env.ts's ConfigError (the process environment is invalid).
+ */
+export class CourierConfigError extends DeliveryApiError {
   /** The request field at fault, when the problem is in the create-order body. */
   readonly field?: string;
   constructor(message: string, opts: DeliveryErrorOptions & { field?: string } = {}) {

@@ -3,11 +3,11 @@
 export type { CourierEnvironmentName, CreateOrderRequest, CreateOrderResult, CourierOrderView, QuoteResult } from './types.ts';
 export { CreateOrderRequestSchema, CreateOrderResponseSchema, TokenResponseSchema, DecimalText } from './types.ts';
 export { serializeCreateOrder, parseCreateOrderBody } from './serialize.ts';
-export { DeliveryClient, OPERATION_SCOPES, describeNetworkError, type DeliveryClientOptions } from './client.ts';
+export { DeliveryClient, OPERATION_SCOPES, type DeliveryClientOptions } from './client.ts';
+export { describeNetworkError } from './http.ts';
 export { TokenCache, defaultTokenCache, tokenExpiresAt, DEFAULT_TOKEN_LIFETIME_SEC, type CachedToken } from './token.ts';
-export { DEFAULT_RETRY, backoffDelay, isRetryableStatus, nextRetry, parseRetryAfter, type RetryPolicy, type RetryDecision } from './retry.ts';
 export {
-  DeliveryApiError, CredentialsError, ScopeError, RejectedError, IdempotencyConflictError, TransientError, OutcomeUnknownError, BadResponseError, ConfigError,
+  DeliveryApiError, CredentialsError, ScopeError, RejectedError, IdempotencyConflictError, TransientError, OutcomeUnknownError, BadResponseError, CourierConfigError,
   isDeliveryApiError, describeErrorBody, errorDetails, fieldFromError, type DeliveryErrorKind, type ErrorBodyInfo,
 } from './errors.ts';
 export { extractQuote, mapCreateOrderResponse, mapQuoteResponse, toOrderList, toOrderView } from './extract.ts';

@@ -3,7 +3,7 @@
 // deterministic: keys in the spec's table order, metadata keys sorted, money and weight
 // written as JSON number literals with their exact decimal text ("250.00" -> 250.00).
 import { CreateOrderRequestSchema, type CreateOrderRequest } from './types.ts';
-import { ConfigError } from './errors.ts';
+import { CourierConfigError } from './errors.ts';
 import { jsonNumberLiteral, NumberText, parseJsonExact } from './json.ts';
 import type { z } from 'zod';
 
@@ -18,12 +18,12 @@ export function formatIssues(issues: z.core.$ZodIssue[]): { field: string; messa
   return { field, message };
 }
 
-/** Validates and serialises; throws ConfigError naming the first bad field. */
+/** Validates and serialises; throws CourierConfigError naming the first bad field. */
 export function serializeCreateOrder(req: CreateOrderRequest): string {
   const parsed = CreateOrderRequestSchema.safeParse(req);
   if (!parsed.success) {
     const { field, message } = formatIssues(parsed.error.issues);
-    throw new ConfigError(`Delivery request is invalid: ${message}`, field ? { field } : {});
+    throw new CourierConfigError(`Delivery request is invalid: ${message}`, field ? { field } : {});
   }
   const r = parsed.data;
   const d = r.dropoff;

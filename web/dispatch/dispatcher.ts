@@ -29,7 +29,9 @@ import { enqueueRematch, enqueueSync } from '../fulfillment/events.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
 import type { Problem, ReasonCode } from './status.ts';
 
-export const DISPATCH_RETRY = { maxAttempts: 10, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
+// The dispatch job is the one layer that retries a courier create (web/retry/budget.ts).
+import { DISPATCH_RETRY } from '../retry/budget.ts';
+export { DISPATCH_RETRY };
 
 export interface DispatchOptions {
   /** How long a create with no answer may still be in flight at the courier. Default: twice the courier request timeout. */

@@ -2,6 +2,7 @@
 import type { AppContext } from '../context.ts';
 import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobData } from '../jobs/names.ts';
 import { errorMessage } from '../ops/errors.ts';
+import { FULFILLMENT_RETRY } from '../retry/budget.ts';
 import { processCourierEvent, rematchEvents } from './events.ts';
 import { reconcileOnce } from './reconcile.ts';
 import { runFulfillmentSync, shopifyAttention } from './sync.ts';
@@ -13,7 +14,7 @@ export interface FulfillmentJobOptions {
 }
 
 export async function registerFulfillmentJobs(ctx: AppContext, opts: FulfillmentJobOptions = {}): Promise<void> {
-  const retry = { maxAttempts: 10, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000, ...opts.retry };
+  const retry = { ...FULFILLMENT_RETRY, ...opts.retry };
   // One at a time, in arrival order (the queue claims oldest first): a delivery's statuses are
   // applied in the order the courier sent them, so none lands below what Shopify already shows.
   await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 1, retry });

@@ -39,11 +39,12 @@ function load(ctx: AppContext, deliveryId: string) {
 
 // Within one process, syncs of one delivery wait for each other here instead of
 // meeting the lease (and retrying with a warning); the lease is for other instances.
-const running = new WeakMap<AppContext, Map<string, Promise<void>>>();
+// Keyed by the database client: the job workers' context is a copy of the app's (web/runtime.ts).
+const running = new WeakMap<AppContext['db'], Map<string, Promise<void>>>();
 
 export function runFulfillmentSync(ctx: AppContext, deliveryId: string): Promise<void> {
-  let mine = running.get(ctx);
-  if (!mine) running.set(ctx, (mine = new Map()));
+  let mine = running.get(ctx.db);
+  if (!mine) running.set(ctx.db, (mine = new Map()));
   const queue = mine;
   const run = (queue.get(deliveryId) ?? Promise.resolve()).catch(() => {}).then(() => syncUnderLease(ctx, deliveryId));
   queue.set(deliveryId, run);

@@ -5,33 +5,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Tx } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
-import {
-  afterFailure,
-  assertInterval,
-  assertMaxAttempts,
-  assertQueueName,
-  backoffDelayMs,
-  bucketJobId,
-  DEFAULT_RETRY,
-  describeError,
-  isRetryable,
-  msUntilNextBucket,
-  resolveRetryPolicy,
-  timeBucket,
-} from './policy.ts';
-import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, RetryPolicy, WorkOptions } from './queue.ts';
+import { afterFailure, assertMaxAttempts, DEFAULT_JOB_RETRY, isRetryable, jobRetryDelay, resolveJobRetryPolicy, retryAfterOf } from '../retry/policy.ts';
+import { assertInterval, assertQueueName, bucketJobId, describeError, msUntilNextBucket, timeBucket } from './policy.ts';
+import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, WorkOptions } from './queue.ts';
 
 export interface Registration<T = unknown> {
   name: string;
   handler: (job: Job<T>) => Promise<void>;
   concurrency: number;
-  retry: RetryPolicy;
+  retry: JobRetryPolicy;
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
 }
 
 /** What an attempt leaves the backend to store. */
 export type Outcome =
   | { kind: 'completed' }
+  /** delayMs: the backoff, or the error's retryAfterMs when longer. */
   | { kind: 'retry'; error: unknown; message: string; delayMs: number }
   | { kind: 'failed'; error: unknown; message: string }
   /** The job was given back while its handler ran (stop past grace, expiry): store nothing. */
@@ -50,7 +39,7 @@ export interface InsertRequest {
 
 export interface BaseOptions {
   log: Logger;
-  defaults?: Partial<RetryPolicy>;
+  defaults?: Partial<JobRetryPolicy>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -69,7 +58,7 @@ export abstract class BaseJobQueue implements JobQueue {
   abstract readonly backend: 'sqlite' | 'pg-boss';
   protected readonly database: Database;
   protected readonly log: Logger;
-  protected readonly defaults: RetryPolicy;
+  protected readonly defaults: JobRetryPolicy;
   protected readonly registrations = new Map<string, Registration>();
   protected lifecycle: Lifecycle = 'new';
   private readonly schedules = new Map<string, Schedule>();
@@ -78,7 +67,7 @@ export abstract class BaseJobQueue implements JobQueue {
   constructor(database: Database, opts: BaseOptions) {
     this.database = database;
     this.log = opts.log;
-    this.defaults = resolveRetryPolicy(DEFAULT_RETRY, opts.defaults);
+    this.defaults = resolveJobRetryPolicy(DEFAULT_JOB_RETRY, opts.defaults);
   }
 
   // ---- backend hooks ----
@@ -98,7 +87,7 @@ export abstract class BaseJobQueue implements JobQueue {
     if (this.lifecycle === 'stopping' || this.lifecycle === 'stopped') throw new Error('the job queue is stopped');
     const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 100) throw new RangeError('concurrency must be an integer from 1 to 100');
-    const reg: Registration<T> = { name, handler, concurrency, retry: resolveRetryPolicy(this.defaults, opts.retry) };
+    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry) };
     if (opts.onExhausted) reg.onExhausted = opts.onExhausted;
     this.registrations.set(name, reg as Registration);
     if (this.lifecycle === 'started') await this.startWorker(reg as Registration);
@@ -208,8 +197,8 @@ export abstract class BaseJobQueue implements JobQueue {
       }
       const message = describeError(error);
       if (afterFailure(job.attempt, job.maxAttempts, isRetryable(error)) === 'retry') {
-        const delayMs = backoffDelayMs(reg.retry, job.attempt, Math.random());
-        log.warn({ err: message, delayMs, ms: Date.now() - started }, 'job failed; will retry');
+        const delayMs = jobRetryDelay(reg.retry, job.attempt, Math.random(), error);
+        log.warn({ err: message, delayMs, retryAfterMs: retryAfterOf(error), ms: Date.now() - started }, 'job failed; will retry');
         return { kind: 'retry', error, message, delayMs };
       }
       return this.exhaust(reg, job, error, log);

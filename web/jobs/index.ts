@@ -3,12 +3,12 @@
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import { PgBossJobQueue, type PgBossQueueOptions } from './pgboss.ts';
-import type { JobQueue, RetryPolicy } from './queue.ts';
+import type { JobQueue, JobRetryPolicy } from './queue.ts';
 import { SqliteJobQueue } from './sqlite.ts';
 
-export type { EnqueueOptions, Job, JobInfo, JobQueue, JobState, RetryPolicy, WorkOptions } from './queue.ts';
+export type { EnqueueOptions, Job, JobInfo, JobQueue, JobRetryPolicy, JobState, WorkOptions } from './queue.ts';
 export { PermanentJobError } from './queue.ts';
-export { DEFAULT_RETRY } from './policy.ts';
+export { DEFAULT_JOB_RETRY } from '../retry/policy.ts';
 
 export interface JobQueueOptions {
   log: Logger;
@@ -19,7 +19,7 @@ export interface JobQueueOptions {
   /** SQLite claim lease, renewed while a handler runs (default 60 s). */
   leaseMs?: number;
   /** Queue-wide retry defaults; work(name, …, { retry }) overrides per name. */
-  defaults?: Partial<RetryPolicy>;
+  defaults?: Partial<JobRetryPolicy>;
   /** PostgreSQL only: pg-boss settings (schema, expireInSeconds, heartbeatSeconds, …). */
   pgboss?: Omit<PgBossQueueOptions, 'log' | 'defaults' | 'instanceId' | 'pollIntervalMs'>;
 }

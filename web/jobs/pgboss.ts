@@ -48,8 +48,9 @@
 import { fromPrisma, PgBoss, type JobWithMetadata, type JobResult } from 'pg-boss';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Registration } from './base.ts';
+import { retryAfterOf } from '../retry/policy.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
-import type { Job, JobInfo, RetryPolicy } from './queue.ts';
+import type { Job, JobInfo, JobRetryPolicy } from './queue.ts';
 
 export interface PgBossQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -125,7 +126,7 @@ export class PgBossJobQueue extends BaseJobQueue {
     this.started = true;
   }
 
-  private queueOptions(retry: RetryPolicy) {
+  private queueOptions(retry: JobRetryPolicy) {
     return {
       ...pgBossQueueRetry(retry),
       expireInSeconds: this.expireInSeconds,
@@ -187,6 +188,9 @@ export class PgBossJobQueue extends BaseJobQueue {
       case 'completed':
         return { id: j.id, status: 'completed' };
       case 'retry':
+        // pg-boss computes the delay itself; a longer wait the failure asked for
+        // (Retry-After) is served here, before the attempt is settled.
+        await this.holdFor(retryAfterOf(outcome.error), j.signal);
         return { id: j.id, status: 'failed', output: { message: outcome.message } };
       case 'failed':
         return { id: j.id, status: 'deadletter', output: { message: outcome.message } };
@@ -194,6 +198,21 @@ export class PgBossJobQueue extends BaseJobQueue {
         // pg-boss has already failed this attempt; what we return is not stored.
         return { id: j.id, status: 'failed', output: { message: 'abandoned' } };
     }
+  }
+
+  /** Waits up to `ms` (at most half the job's expiry), or until the job is given back. */
+  private holdFor(ms: number | undefined, signal: AbortSignal): Promise<void> {
+    const wait = Math.min(ms ?? 0, this.expireInSeconds * 500);
+    if (wait <= 0 || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(done, wait);
+      signal.addEventListener('abort', done, { once: true });
+      function done() {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+    });
   }
 
   protected async insert(tx: Tx, req: InsertRequest): Promise<string | null> {

@@ -1,10 +1,9 @@
-// Pure job-queue policy: retry decisions, backoff delays, time buckets for
-// every(), and how errors are recorded. No I/O, no clock reads (callers pass
-// `now` and `random`), so all of it is table-tested in test/unit/jobs-policy.test.ts.
+// Pure job-queue policy: queue names, attempt limits per backend, time buckets
+// for every(), and how errors are recorded. The retry decisions themselves
+// (backoff, retryable, when to stop) are web/retry/policy.ts's. No I/O, no
+// clock reads, so all of it is table-tested in test/unit/jobs-policy.test.ts.
 import { createHash } from 'node:crypto';
-import type { RetryPolicy } from './queue.ts';
-
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
+import type { JobRetryPolicy } from '../retry/policy.ts';
 
 /** Queue names: what both backends accept (pg-boss's rule), at most 100 characters. */
 export const QUEUE_NAME = /^[\w.\-/]{1,100}$/;
@@ -13,52 +12,6 @@ export function assertQueueName(name: string): void {
   if (typeof name !== 'string' || !QUEUE_NAME.test(name)) {
     throw new TypeError(`job queue name ${JSON.stringify(name)} must be 1-100 letters, digits, _ . - or /`);
   }
-}
-
-/** Layers partial policies over a base and validates the result. */
-export function resolveRetryPolicy(base: RetryPolicy, ...overrides: Array<Partial<RetryPolicy> | undefined>): RetryPolicy {
-  const p: RetryPolicy = { ...base };
-  for (const o of overrides) {
-    if (!o) continue;
-    if (o.maxAttempts !== undefined) p.maxAttempts = o.maxAttempts;
-    if (o.baseDelayMs !== undefined) p.baseDelayMs = o.baseDelayMs;
-    if (o.maxDelayMs !== undefined) p.maxDelayMs = o.maxDelayMs;
-  }
-  assertMaxAttempts(p.maxAttempts);
-  if (!Number.isFinite(p.baseDelayMs) || p.baseDelayMs < 0) throw new RangeError('retry.baseDelayMs must be >= 0');
-  if (!Number.isFinite(p.maxDelayMs) || p.maxDelayMs < p.baseDelayMs) throw new RangeError('retry.maxDelayMs must be >= baseDelayMs');
-  return p;
-}
-
-export function assertMaxAttempts(n: number): void {
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new RangeError('maxAttempts must be an integer from 1 to 1000');
-}
-
-/**
- * Delay before the next attempt after attempt `attempt` (1-based) failed:
- *   min(maxDelayMs, baseDelayMs * 2^(attempt-1) * (1 + random))
- * i.e. doubling, with up to 100% upward jitter, capped. The exponent stops
- * growing at 16. This is exactly the curve pg-boss applies in SQL
- * (retry_delay * 2^min(16, retry_count+1)/2 * (1 + random()), capped by
- * retry_delay_max), so both backends back off the same way; pg-boss counts in
- * whole seconds (see pgBossRetryOptions).
- */
-export function backoffDelayMs(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, attempt: number, random: number): number {
-  const step = 2 ** Math.min(16, Math.max(1, attempt)) / 2;
-  const r = Math.min(Math.max(random, 0), 1);
-  return Math.round(Math.min(policy.maxDelayMs, policy.baseDelayMs * step * (1 + r)));
-}
-
-/** An error is retryable unless it carries `retryable: false`. */
-export function isRetryable(error: unknown): boolean {
-  return !(typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false);
-}
-
-export type AfterFailure = 'retry' | 'exhausted';
-
-/** What happens after attempt `attempt` of `maxAttempts` threw `error`. */
-export function afterFailure(attempt: number, maxAttempts: number, retryable: boolean): AfterFailure {
-  return retryable && attempt < maxAttempts ? 'retry' : 'exhausted';
 }
 
 /**
@@ -78,7 +31,7 @@ export function resolveMaxAttempts(stored: number, workerMaxAttempts: number): n
  * seconds, at least 1 (pg-boss's own floor with backoff). retryLimit leaves
  * the decision to the worker (MAX_ATTEMPTS_BY_WORKER).
  */
-export function pgBossQueueRetry(policy: RetryPolicy) {
+export function pgBossQueueRetry(policy: JobRetryPolicy) {
   const retryDelay = Math.max(1, Math.ceil(policy.baseDelayMs / 1000));
   return {
     retryLimit: MAX_ATTEMPTS_BY_WORKER.pgBossRetryLimit,

@@ -28,8 +28,9 @@
 //    courier call is, via its stable Idempotency-Key).
 //
 // 3. Retries. A handler that resolves is done. One that throws is retried after
-//    an exponential, capped, jittered delay (policy.ts backoffDelayMs) until
-//    `maxAttempts` attempts have run. An error with `retryable === false` skips
+//    an exponential, capped, jittered delay (web/retry/policy.ts jobBackoffDelay) until
+//    `maxAttempts` attempts have run, and never sooner than the error's
+//    `retryAfterMs` when it has one. An error with `retryable === false` skips
 //    the remaining attempts.
 //
 // 4. Exhaustion. When a job will not run again (last attempt failed, a
@@ -64,6 +65,9 @@
 // and are never logged); names match /^[\w.\-/]{1,100}$/. Logs carry job id,
 // name and attempt, never the payload.
 import type { Tx } from '../db/client.ts';
+import type { JobRetryPolicy } from '../retry/policy.ts';
+
+export type { JobRetryPolicy };
 
 export interface Job<T = unknown> {
   id: string;
@@ -74,13 +78,6 @@ export interface Job<T = unknown> {
   maxAttempts: number;
   /** Aborted when the queue gives the job back (stop() past its grace, or pg-boss's expiry). */
   signal: AbortSignal;
-}
-
-/** Exponential backoff, capped, with jitter (policy.ts backoffDelayMs). */
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
 }
 
 export interface EnqueueOptions {
@@ -102,7 +99,7 @@ export interface WorkOptions<T> {
   /** Jobs of this name run at once in this process (default 5). */
   concurrency?: number;
   /** This queue's retry policy, over the queue-wide defaults. */
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<JobRetryPolicy>;
   /** Called when the job will not run again (guarantee 4). */
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
 }
