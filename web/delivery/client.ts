@@ -10,7 +10,7 @@
 //   the dispatch job and resends only a create that never reached the courier.
 // - A 401 refreshes the token once and repeats that request once.
 // - The client secret and access tokens never go into a log line or an error message.
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../ops/logger.ts';
 import {
@@ -24,7 +24,7 @@ import { parseCreateOrderBody } from './serialize.ts';
 import { mapCreateOrderResponse, mapQuoteResponse, parseBoth, toOrderList, toOrderView } from './extract.ts';
 import { TokenResponseSchema, type CourierOrderView, type CreateOrderResult, type QuoteResult } from './types.ts';
 import { validateBaseUrl } from './url.ts';
-import { describeNetworkError, headerValue, isJsonObject, readCapped, safeCode, safeScope } from './http.ts';
+import { describeNetworkError, headerValue, isJsonObject, readCapped, safeCode, safeScope, sharedAgent } from './http.ts';
 import { neverSent } from '../retry/policy.ts';
 import { ForbiddenAddressError } from './address-policy.ts';
 
@@ -87,17 +87,6 @@ const OP_LABEL: Record<OperationName | 'token', string> = {
   sendTestWebhook: 'Sending the test webhook',
   token: 'Getting a courier access token',
 };
-
-// One pooled agent per connect timeout, shared by all clients (clients are cheap, per call).
-const agents = new Map<number, Agent>();
-function sharedAgent(connectTimeoutMs: number): Agent {
-  let a = agents.get(connectTimeoutMs);
-  if (!a) {
-    a = new Agent({ connect: { timeout: connectTimeoutMs }, keepAliveTimeout: 4_000 });
-    agents.set(connectTimeoutMs, a);
-  }
-  return a;
-}
 
 export class DeliveryClient {
   readonly #base: string;

@@ -1,8 +1,19 @@
 // Small helpers of the courier client's HTTP exchange (client.ts): reading bodies and
 // headers safely, and describing network failures without secrets.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { oneLine } from './errors.ts';
+
+// One pooled agent per connect timeout, shared by all clients (clients are cheap, per call).
+const agents = new Map<number, Agent>();
+export function sharedAgent(connectTimeoutMs: number): Agent {
+  let a = agents.get(connectTimeoutMs);
+  if (!a) {
+    a = new Agent({ connect: { timeout: connectTimeoutMs }, keepAliveTimeout: 4_000 });
+    agents.set(connectTimeoutMs, a);
+  }
+  return a;
+}
 
 export async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string | null> {
   const chunks: Buffer[] = [];
