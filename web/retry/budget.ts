@@ -45,8 +45,8 @@ export const MAX_COURIER_CREATES_PER_GENERATION = maxCourierCreates(DISPATCH_RET
 export const SHOPIFY_ATTEMPTS_IN_JOBS = 1;
 /** GraphQL requests in one attempt: the request, and one repeat after a 401 refreshed the token. */
 export const SHOPIFY_REQUESTS_PER_ATTEMPT = 2;
-/** Shopify calls of one write-back run: metafieldsSet, then tagsAdd (web/dispatch/dispatcher.ts runWriteback). */
-export const WRITEBACK_SHOPIFY_CALLS = 2;
+/** Shopify calls of one write-back run: metafieldsSet, the price's metafieldsSet, tagsAdd (web/dispatch/dispatcher.ts runWriteback). */
+export const WRITEBACK_SHOPIFY_CALLS = 3;
 
 /** Worst-case GraphQL requests made by a job of `jobAttempts` attempts that makes `callsPerRun` Shopify calls per run. */
 export function maxShopifyRequests(jobAttempts: number, callsPerRun: number): number {
@@ -55,7 +55,8 @@ export function maxShopifyRequests(jobAttempts: number, callsPerRun: number): nu
 
 /**
  * Worst-case Shopify GraphQL requests for one delivery's order write-back
- * (metafields and tag after booking): 40.
+ * (metafields and tag after booking): 60. Its fulfillment syncs are bounded per
+ * call below; how many syncs a delivery has follows the courier's statuses.
  */
 export const MAX_SHOPIFY_CALLS_PER_WRITEBACK = maxShopifyRequests(DISPATCH_RETRY.maxAttempts, WRITEBACK_SHOPIFY_CALLS);
 
