@@ -38,6 +38,7 @@ async function sentOperations(): Promise<Array<{ query: string; variables: Recor
   await ops.fetchFulfillmentState(api, 'a.myshopify.com', ORDER_GID);
   await ops.fetchOrderAsPayload(api, 'a.myshopify.com', '820982911946154508');
   calls.push({ query: ops.SHOP_LOCATIONS, variables: {} });
+  calls.push({ query: ops.ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH, variables: { id: ORDER_GID } });
   calls.push({
     query: ops.FULFILLMENT_CREATE,
     variables: {

@@ -187,3 +187,27 @@ export async function fetchOrderAsPayload(api: AdminApi, shop: string, orderId: 
     line_items: (o.lineItems?.nodes ?? []).map((l: any) => ({ id: numericId(l.id), quantity: l.quantity, requires_shipping: l.requiresShipping })),
   };
 }
+
+/**
+ * What dispatch decides the pickup location and delivery kind from (web/dispatch/fulfillment-orders.ts):
+ * the fulfillment orders' assigned location, delivery method, holds and schedule.
+ */
+export const ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH = /* GraphQL */ `
+  query OrderFulfillmentOrdersForDispatch($id: ID!) {
+    order(id: $id) {
+      id
+      createdAt
+      fulfillmentOrders(first: 20) {
+        nodes {
+          id
+          status
+          requestStatus
+          fulfillAt
+          fulfillmentHolds { reason displayReason reasonNotes }
+          deliveryMethod { methodType }
+          assignedLocation { name location { id } }
+          lineItems(first: 100) { nodes { id remainingQuantity requiresShipping } }
+        }
+      }
+    }
+  }`;
