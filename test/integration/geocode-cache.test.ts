@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGeocoderDouble, type RunningGeocoderDouble } from '../../dev/geocoder/server.ts';
 import type { Database, Db } from '../../web/db/client.ts';
-import { protectPersonalData } from '../../web/db/protected-data.ts';
+import { protectPersonalData, reencryptPersonalData } from '../../web/db/protected-data.ts';
 import { cachedGeocode, DEFAULT_NEGATIVE_TTL_MS, DEFAULT_TTL_MS, GeocodeCacheStore } from '../../web/geocoding/cache.ts';
 import { geocodeCacheKey } from '../../web/geocoding/address.ts';
 import { NominatimGeocoder } from '../../web/geocoding/nominatim.ts';
@@ -19,10 +19,11 @@ let database: Database;
 let db: Db;
 let double: RunningGeocoderDouble;
 let clock = Date.parse('2026-11-23T08:00:00Z');
+const key1 = randomBytes(32);
 beforeAll(async () => {
   url = await freshDatabaseUrl();
   database = await openTestDatabase(url);
-  db = protectPersonalData(database.db, new SecretBox([randomBytes(32)]));
+  db = protectPersonalData(database.db, new SecretBox([key1]));
   double = await startGeocoderDouble();
 });
 afterAll(async () => {
@@ -74,6 +75,16 @@ describe('cachedGeocode', () => {
     await expect(cachedGeocode(geocoder, store(), pretoria)).rejects.toMatchObject({ kind: 'unavailable' });
     expect(await database.db.geocodeCache.count()).toBe(0);
     expect(await cachedGeocode(client(), store(), pretoria)).toMatchObject({ cached: false });
+  });
+
+  it('a key rotation re-encrypts cached answers with the rest of the personal data', async () => {
+    await cachedGeocode(client(), store(), pretoria);
+    const before = (await database.db.geocodeCache.findFirstOrThrow({})).result;
+    const rotated = new SecretBox([randomBytes(32), key1]);
+    expect(await reencryptPersonalData(database.db, rotated)).toBeGreaterThanOrEqual(1);
+    const after = (await database.db.geocodeCache.findFirstOrThrow({})).result;
+    expect(after).not.toBe(before);
+    expect(JSON.parse(rotated.decrypt(after!))).toMatchObject({ lat: -25.75373 });
   });
 
   it('sweeps expired answers', async () => {
