@@ -10,6 +10,9 @@ import { protectPersonalData, reencryptPersonalData } from '../../web/db/protect
 import { cachedGeocode, DEFAULT_NEGATIVE_TTL_MS, DEFAULT_TTL_MS, GeocodeCacheStore } from '../../web/geocoding/cache.ts';
 import { geocodeCacheKey } from '../../web/geocoding/address.ts';
 import { NominatimGeocoder } from '../../web/geocoding/nominatim.ts';
+import { geocodeAddress } from '../../web/geocoding/service.ts';
+import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
+import { loadOrderFixture } from '../support/orders.ts';
 import type { AddressQuery } from '../../web/geocoding/types.ts';
 import { SecretBox } from '../../web/security/crypto.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
@@ -94,5 +97,29 @@ describe('cachedGeocode', () => {
     clock += DEFAULT_NEGATIVE_TTL_MS;
     expect(await store().sweep()).toBe(1);
     expect(await database.db.geocodeCache.count()).toBe(1);
+  });
+});
+
+describe('geocodeAddress (what dispatch calls)', () => {
+  const address = (name: string) => parseOrderSnapshot(loadOrderFixture(name)).shipping_address;
+
+  it('the fixture order without coordinates gets them, confidently', async () => {
+    expect(await geocodeAddress(client(), store(), address('no-coordinates'), 0.8)).toEqual({
+      kind: 'ok', lat: -25.75373, lng: 28.23768, confidence: 1, cached: false,
+      formattedAddress: '1115, Burnett Street, Hatfield, Pretoria, Gauteng, 0083, South Africa',
+    });
+  });
+
+  it('a street-only match waits for confirmation; nothing found leaves it to the merchant', async () => {
+    const soweto = { ...address('local-phone')!, latitude: null, longitude: null };
+    expect(await geocodeAddress(client(), store(), soweto, 0.8)).toMatchObject({ kind: 'needs_confirmation', candidate: { precision: 'street' } });
+    double.setMode('zero');
+    expect(await geocodeAddress(client(), store(), { ...soweto, address1: '1 Nowhere Lane' }, 0.8)).toMatchObject({ kind: 'none' });
+  });
+
+  it('does nothing without a geocoder or with an address too incomplete to look up', async () => {
+    expect(await geocodeAddress(null, store(), address('no-coordinates'), 0.8)).toBeNull();
+    expect(await geocodeAddress(client(), store(), { ...address('no-coordinates')!, city: null }, 0.8)).toBeNull();
+    expect(double.requests).toHaveLength(0);
   });
 });

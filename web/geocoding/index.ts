@@ -8,6 +8,7 @@ export * from './types.ts';
 export { queryFromAddress, geocodeCacheKey, normaliseAddress } from './address.ts';
 export { decideGeocode, type GeocodeDecision } from './decision.ts';
 export { cachedGeocode, GeocodeCacheStore } from './cache.ts';
+export { geocodeAddress } from './service.ts';
 export type { GeocoderConfig } from './config.ts';
 
 /** The User-Agent the usage policy asks for: the app and where it runs. */
