@@ -86,11 +86,15 @@ describe('Nominatim client against the local double', () => {
   });
 
   it('keeps the minimum interval between requests to one server (the public one: over 1 s)', async () => {
-    const c = client({ minIntervalMs: 250 });
-    await Promise.all([c.geocode(pretoria), c.geocode(pretoria), client({ minIntervalMs: 250 }).geocode(pretoria)]);
+    const c = client({ minIntervalMs: 300 });
+    await c.geocode(pretoria); // a warm connection, so arrival times follow send times
+    double.reset();
+    await Promise.all([c.geocode(pretoria), c.geocode(pretoria), client({ minIntervalMs: 300 }).geocode(pretoria)]);
     const at = double.requests.map((r) => r.at).sort((a, b) => a - b);
-    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(240);
-    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(240);
+    expect(at).toHaveLength(3);
+    // The first of these waited for the warm-up's slot too; slack for network jitter under load.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(250);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(250);
   });
 
   it('the double holds us to the usage policy: a generic User-Agent is refused', async () => {
