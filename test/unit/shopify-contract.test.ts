@@ -38,6 +38,8 @@ async function sentOperations(): Promise<Array<{ query: string; variables: Recor
   await ops.fetchFulfillmentState(api, 'a.myshopify.com', ORDER_GID);
   await ops.fetchOrderAsPayload(api, 'a.myshopify.com', '820982911946154508');
   calls.push({ query: ops.SHOP_LOCATIONS, variables: {} });
+  await ops.fetchFulfillmentOrdersForDispatch(api, 'a.myshopify.com', ORDER_GID);
+  await ops.fetchOrderOfFulfillmentOrder(api, 'a.myshopify.com', 'gid://shopify/FulfillmentOrder/1');
   calls.push({
     query: ops.FULFILLMENT_CREATE,
     variables: {

@@ -3,6 +3,7 @@
 // every problem at once, each naming the variable (see formatConfigErrors), never a stack trace.
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '../db/url.ts';
+import { geocoderConfig, type GeocoderConfig } from '../geocoding/config.ts';
 
 // Only what the operations need (test/unit/shopify-contract.test.ts checks against Shopify's
 // published requirements); a write scope grants its read scope.
@@ -61,6 +62,11 @@ const schema = z
     COURIER_LIVE_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the https base URL of the courier live API' }).optional(),
     // Personal data of deliveries in a final state is erased this many days after their last change.
     PERSONAL_DATA_RETENTION_DAYS: z.coerce.number({ error: 'expected a number of days' }).int().min(1, 'expected at least 1 day').max(3_650).default(90),
+    // App-wide geocoder for addresses without coordinates (web/geocoding, docs/geocoding.md); unset = none.
+    GEOCODER_PROVIDER: z.enum(['nominatim']).optional(),
+    GEOCODER_URL: z.url({ protocol: /^https?$/, error: 'expected the http(s) base URL of the geocoder' }).optional(),
+    GEOCODER_API_KEY: z.string().min(1).optional(),
+    GEOCODER_MIN_CONFIDENCE: z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').default(0.8),
   });
 
 // Checked on the raw environment, not inside the schema: zod skips an object's
@@ -106,6 +112,8 @@ export interface AppConfig {
   webhookSecretOverlapMs: number;
   /** Days after which a final delivery's personal data is erased. */
   personalDataRetentionDays: number;
+  /** App-wide geocoder (web/geocoding/config.ts); null = none configured. */
+  geocoder: GeocoderConfig | null;
 }
 
 /** Its message has one line per problem. */
@@ -139,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
     personalDataRetentionDays: e.PERSONAL_DATA_RETENTION_DAYS,
+    geocoder: geocoderConfig(e),
     jobTimeoutSeconds: e.JOB_TIMEOUT_SECONDS,
     webhookSecretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
     shopSimulatorUrl: e.SHOP_SIMULATOR_URL?.replace(/\/+$/, '') ?? null,

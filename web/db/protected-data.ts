@@ -12,6 +12,8 @@ import { isEncrypted, type SecretBox } from '../security/crypto.ts';
 export const PROTECTED_FIELDS = {
   delivery: ['orderJson', 'requestBody', 'responseBody'],
   dataRequest: ['report'],
+  // A geocoded place is an address (web/geocoding/cache.ts).
+  geocodeCache: ['result'],
 } as const;
 
 type Row = Record<string, unknown> | null | undefined;

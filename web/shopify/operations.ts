@@ -4,6 +4,7 @@
 // shopifyApiReadWebhookSubscriptions, which shopify-app-express sends itself
 // during the OAuth callback.)
 import { throwOnUserErrors, type AdminApi } from './admin-api.ts';
+import type { FulfillmentOrderForDispatch } from '../dispatch/fulfillment-orders.ts';
 
 export const METAFIELD_NAMESPACE = '$app:same_day_dispatch';
 export const DISPATCHED_TAG = 'same-day-dispatched';
@@ -186,4 +187,47 @@ export async function fetchOrderAsPayload(api: AdminApi, shop: string, orderId: 
     shipping_lines: (o.shippingLines?.nodes ?? []).map((l: any) => ({ title: l.title, code: l.code, source: l.source })),
     line_items: (o.lineItems?.nodes ?? []).map((l: any) => ({ id: numericId(l.id), quantity: l.quantity, requires_shipping: l.requiresShipping })),
   };
+}
+
+/**
+ * What dispatch decides the pickup location and delivery kind from (web/dispatch/fulfillment-orders.ts):
+ * the fulfillment orders' assigned location, delivery method, holds and schedule.
+ */
+export const ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH = /* GraphQL */ `
+  query OrderFulfillmentOrdersForDispatch($id: ID!) {
+    order(id: $id) {
+      id
+      createdAt
+      fulfillmentOrders(first: 20) {
+        nodes {
+          id
+          status
+          requestStatus
+          fulfillAt
+          fulfillmentHolds { reason displayReason reasonNotes }
+          deliveryMethod { methodType }
+          assignedLocation { name location { id } }
+          lineItems(first: 100) { nodes { id remainingQuantity requiresShipping } }
+        }
+      }
+    }
+  }`;
+
+/** fulfillment_orders/order_routing_complete names only the fulfillment order: this finds its order. */
+export const FULFILLMENT_ORDER_ORDER = /* GraphQL */ `
+  query FulfillmentOrderOrder($id: ID!) {
+    fulfillmentOrder(id: $id) { id orderId status }
+  }`;
+
+/** The order's fulfillment orders as web/dispatch/fulfillment-orders.ts reads them, with when the order was created; null when the order is gone. */
+export async function fetchFulfillmentOrdersForDispatch(api: AdminApi, shop: string, orderGid: string): Promise<{ createdAt: string; fulfillmentOrders: FulfillmentOrderForDispatch[] } | null> {
+  const data = await api.request(shop, ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH, { id: orderGid });
+  if (!data?.order) return null;
+  return { createdAt: data.order.createdAt, fulfillmentOrders: data.order.fulfillmentOrders?.nodes ?? [] };
+}
+
+/** The order GID of a fulfillment order (from a fulfillment_orders/* webhook), or null. */
+export async function fetchOrderOfFulfillmentOrder(api: AdminApi, shop: string, fulfillmentOrderGid: string): Promise<string | null> {
+  const data = await api.request(shop, FULFILLMENT_ORDER_ORDER, { id: fulfillmentOrderGid });
+  return data?.fulfillmentOrder?.orderId ?? null;
 }
