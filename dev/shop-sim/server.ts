@@ -31,7 +31,7 @@ import {
 } from './admin-graphql.ts';
 
 export const WEBHOOK_API_VERSION = '2026-10';
-export const DEFAULT_FIXTURES_DIR = fileURLToPath(new URL('../../test/fixtures/orders/', import.meta.url));
+export const DEFAULT_FIXTURES_DIR = fileURLToPath(new URL('./orders/', import.meta.url));
 
 /** Shopify's lifetimes for expiring offline tokens: one hour; the refresh token 90 days. */
 const ACCESS_TOKEN_TTL_SEC = 3600;
@@ -112,7 +112,7 @@ export interface ShopSimulatorOptions {
   /** Where webhooks go: `${appUrl}/api/webhooks`. */
   appUrl: string;
   log?: Logger;
-  /** Where `fixture` names resolve (default test/fixtures/orders). */
+  /** Where `fixture` names resolve (default dev/shop-sim/orders). */
   fixturesDir?: string;
   /** Waits between webhook attempts after a non-2xx or network error (default 1s, 5s, 15s). */
   webhookRetryDelaysMs?: number[];

@@ -649,7 +649,7 @@ describe('fixtures', () => {
   const settings = { ...DEFAULT_SETTINGS, autoDispatch: true };
   const ctx = { shopDomain: SHOP, environment: 'test' as const, settings, pickupStoreId: 'store_sandbox_001', locationStores: {}, locationId: null, overrides: {} };
 
-  it('each one parses and does what test/fixtures/orders/README.md says', async () => {
+  it('each one parses and does what dev/shop-sim/orders/README.md says', async () => {
     const expected: Record<string, { eligible: string | true; mapping?: string | true }> = {
       'sandton-same-day': { eligible: true, mapping: true },
       'cape-town-same-day': { eligible: true, mapping: true },
@@ -662,7 +662,7 @@ describe('fixtures', () => {
     expect((await ctl.fixtures()).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, want] of Object.entries(expected)) {
       const { order: view } = await ctl.placeOrder(SHOP, { fixture: name, send: false });
-      const raw = (await import(`../fixtures/orders/${name}.json`, { with: { type: 'json' } })).default;
+      const raw = (await import(`../../dev/shop-sim/orders/${name}.json`, { with: { type: 'json' } })).default;
       const order = OrderSnapshotSchema.parse(raw);
       expect(view.name, name).toBe(order.name);
       const e = decideEligibility(order, settings);
@@ -674,8 +674,8 @@ describe('fixtures', () => {
       if (m.ok) expect(m.request.package.size, name).toBe(name === 'durban-same-day' ? 'MEDIUM' : 'SMALL');
       if (m.ok) expect(m.request.dropoff.country).toBe('ZA');
     }
-    expect(OrderSnapshotSchema.parse((await import('../fixtures/orders/test-order.json', { with: { type: 'json' } })).default).test).toBe(true);
-    expect(decideEligibility(OrderSnapshotSchema.parse((await import('../fixtures/orders/test-order.json', { with: { type: 'json' } })).default), { ...settings, activeEnvironment: 'live' })).toMatchObject({ code: 'test_order_live' });
+    expect(OrderSnapshotSchema.parse((await import('../../dev/shop-sim/orders/test-order.json', { with: { type: 'json' } })).default).test).toBe(true);
+    expect(decideEligibility(OrderSnapshotSchema.parse((await import('../../dev/shop-sim/orders/test-order.json', { with: { type: 'json' } })).default), { ...settings, activeEnvironment: 'live' })).toMatchObject({ code: 'test_order_live' });
   });
 });
 
