@@ -1,7 +1,5 @@
 // The sandbox's router alone on a real HTTP server, over a state it is handed: what HTTP
 // does to the state and what the state's replies look like on the wire.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
@@ -9,8 +7,9 @@ import { DEFAULT_SANDBOX_APP, DEFAULT_SANDBOX_SETTINGS } from '../../dev/sandbox
 import { sandboxRouter } from '../../dev/sandbox/router.ts';
 import { SandboxState } from '../../dev/sandbox/state.ts';
 import { WebhookSender } from '../../dev/sandbox/webhooks.ts';
+import { listenOnLoopback, type Listening } from '../support/listen.ts';
 
-let server: http.Server;
+let server: Listening;
 let url: string;
 let reschedules = 0;
 const state = new SandboxState({ settings: { ...DEFAULT_SANDBOX_SETTINGS }, apps: [DEFAULT_SANDBOX_APP], now: Date.now, emit: (e) => sender.emit(e) });
@@ -19,13 +18,12 @@ const sender = new WebhookSender(() => state.settings, () => state.now());
 beforeAll(async () => {
   const app = express();
   app.use(sandboxRouter({ state, sender, url: () => url, reschedule: () => void reschedules++ }));
-  server = http.createServer(app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(app);
+  url = server.url;
 });
 afterAll(async () => {
   await sender.close();
-  await new Promise<void>((r) => server.close(() => r()));
+  await server.close();
 });
 
 describe('sandboxRouter', () => {

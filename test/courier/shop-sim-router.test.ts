@@ -1,7 +1,5 @@
 // The shop simulator's router alone on a real HTTP server, over a state and a sender it is
 // handed: control requests change the state; webhooks reach a real receiver, signed.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
@@ -10,17 +8,18 @@ import { DEFAULT_FIXTURES_DIR, fixturesIn } from '../../dev/shop-sim/fixtures.ts
 import { shopSimRouter } from '../../dev/shop-sim/router.ts';
 import { ShopWebhookSender } from '../../dev/shop-sim/sender.ts';
 import { SimState } from '../../dev/shop-sim/state.ts';
+import { listenOnLoopback, type Listening } from '../support/listen.ts';
 
 const SECRET = 'router-secret';
-let server: http.Server;
-let receiver: http.Server;
+let server: Listening;
+let receiver: Listening;
 let url: string;
 const received: Array<{ hmac: string; body: string }> = [];
 const state = new SimState({ apiKey: 'router-key', apiSecret: SECRET, settings: { appUrl: 'http://127.0.0.1:1', webhookRetryDelaysMs: [], webhookTimeoutMs: 2_000 }, fixtures: fixturesIn(DEFAULT_FIXTURES_DIR) });
 const sender = new ShopWebhookSender({ apiSecret: SECRET, settings: () => state.settings });
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
+  receiver = await listenOnLoopback((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
@@ -28,18 +27,16 @@ beforeAll(async () => {
       res.writeHead(200).end();
     });
   });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  state.patchSettings({ appUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}` });
+  state.patchSettings({ appUrl: receiver.url });
   const app = express();
   app.use(shopSimRouter({ state, sender, url: () => url }));
-  server = http.createServer(app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(app);
+  url = server.url;
 });
 afterAll(async () => {
   await sender.close();
-  await new Promise<void>((r) => server.close(() => r()));
-  await new Promise<void>((r) => receiver.close(() => r()));
+  await server.close();
+  await receiver.close();
 });
 
 const post = (path: string, body: unknown) =>
