@@ -36,12 +36,6 @@ export interface StartOptions {
 
 export async function startServer(config: AppConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger({ level: config.logLevel });
-  if (config.shopSimulatorUrl) {
-    log.warn({ shopSimulatorUrl: config.shopSimulatorUrl }, 'SHOP_SIMULATOR_URL is set: Shopify traffic for *.myshopify.com goes to the local shop simulator, not Shopify (development only)');
-    // Interim (issue 15 moves this to a development entry point).
-    const { installShopifyRouting } = await import('../dev/shop-sim/route.ts');
-    installShopifyRouting(config.shopSimulatorUrl, log);
-  }
   const box = encryptionBox(config, log);
   if (config.shopify.placeholders) log.warn('SHOPIFY_API_KEY/SHOPIFY_API_SECRET are not set: using development placeholders');
 

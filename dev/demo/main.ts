@@ -124,7 +124,7 @@ async function run(): Promise<boolean> {
 
   const fixtures = await s.sim.fixtures();
   const ordered = [...FIXTURE_ORDER.filter((f) => fixtures.includes(f)), ...fixtures.filter((f) => !FIXTURE_ORDER.includes(f))];
-  out(`\n3. Customers pay ${ordered.length} orders (fixtures in test/fixtures/orders); progress as it happens`);
+  out(`\n3. Customers pay ${ordered.length} orders (fixtures in dev/shop-sim/orders); progress as it happens`);
   out(ProgressTracker.header());
   const tracker = new ProgressTracker(s, SHOP, progress, { t0: Date.now() });
   const fixtureOf = new Map<string, string>();

@@ -119,7 +119,7 @@ export interface Expectation {
 }
 
 /**
- * Every fixture in test/fixtures/orders with auto-dispatch on and the other settings
+ * Every fixture in dev/shop-sim/orders with auto-dispatch on and the other settings
  * at their defaults (same-day method "Same-day delivery", country ZA, test courier
  * environment). A fixture missing here fails the demo, so a new one gets a stated
  * expectation.

@@ -8,7 +8,7 @@
 // the operator CLI run as a child process (`npm run cli -- ...`).
 //
 // Children run the same commands as the package.json scripts (`npm run sandbox`,
-// `npm run shop-sim`, `npm start`, `npm run cli`), read from package.json and
+// `npm run shop-sim`, `npm run dev` (the app as `npm start` runs it, routed to the simulator), `npm run cli`), read from package.json and
 // started with this Node binary directly, so there is no npm wrapper process
 // between us and them: signals (SIGTERM, the e2e suite's SIGKILL) reach the real
 // process. Their output goes to log files in the stack's directory, never to
@@ -310,7 +310,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const startApp = async () => {
       if (app?.running) throw new Error('the app is already running');
       if (starts++ > 0) appendFileSync(logs.app, `\n[stack] ---- app restarted (start #${starts}) at ${new Date().toISOString()} ----\n`);
-      app = new Child('app', [scriptEntry('start')], appEnv, logs.app);
+      app = new Child('app', [scriptEntry('dev')], appEnv, logs.app);
       children.push(app);
       await waitReady(app, appUrl);
     };

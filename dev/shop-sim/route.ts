@@ -9,6 +9,7 @@
 // `Host: <shop>.myshopify.com`, so the simulator knows the shop; every other
 // request goes to the dispatcher that was installed before, untouched.
 import { Agent, Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
+import type { AppConfig } from '../../web/config/env.ts';
 import type { Logger } from '../../web/ops/logger.ts';
 
 const SHOPIFY_SHOP_HOST = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/i;
@@ -94,4 +95,16 @@ export function installShopifyRouting(simulatorUrl: string, log: Logger): void {
   setGlobalDispatcher(new ShopSimulatorDispatcher(simulatorUrl, passthrough, log));
   if (current instanceof ShopSimulatorDispatcher) void current.close().catch(() => {});
   log.debug({ simulatorUrl }, 'https://*.myshopify.com requests are routed to the shop simulator');
+}
+
+/**
+ * What the development entry point (dev/start.ts) and in-process tests do before
+ * starting the app: route Shopify traffic to the simulator when the app's
+ * configuration names one (SHOP_SIMULATOR_URL), and say so in the log.
+ */
+export function routeToShopSimulator(config: Pick<AppConfig, 'shopSimulatorUrl'>, log: Logger): boolean {
+  if (!config.shopSimulatorUrl) return false;
+  log.warn({ shopSimulatorUrl: config.shopSimulatorUrl }, 'SHOP_SIMULATOR_URL is set: Shopify traffic for *.myshopify.com goes to the local shop simulator, not Shopify (development only)');
+  installShopifyRouting(config.shopSimulatorUrl, log);
+  return true;
 }

@@ -16,7 +16,7 @@ import { ROOT } from '../support/paths.ts';
 
 const API_KEY = 'contract-key';
 const API_SECRET = 'contract-secret-0123456789';
-const FIXTURES = join(ROOT, 'test/fixtures/orders');
+const FIXTURES = join(ROOT, 'dev/shop-sim/orders');
 
 let sim: RunningShopSimulator;
 let ctl: ShopSimControl;

@@ -418,51 +418,46 @@ describe('webhooks to the app', () => {
 });
 
 describe('OAuth', () => {
-  it('signs the authorize redirect so @shopify/shopify-api\'s validateHmac accepts it, and exchanges the code once', async () => {
-    const q = new URLSearchParams({ client_id: API_KEY, scope: 'read_orders,write_orders', redirect_uri: 'https://app.example.test/api/auth/callback', state: '123456789', 'grant_options[]': '' });
-    const res = await request(`${sim.url}/shops/oauth-shop/admin/oauth/authorize?${q}`);
-    expect(res.statusCode).toBe(302);
-    const location = new URL(String(res.headers.location));
-    expect(`${location.origin}${location.pathname}`).toBe('https://app.example.test/api/auth/callback');
+  it('signs the embedded open URL so @shopify/shopify-api\'s validateHmac accepts it', async () => {
+    await ctl.managedInstall('open-shop');
+    const location = new URL((await ctl.openApp('open-shop')).url);
     const params = Object.fromEntries(location.searchParams);
-    expect(params).toMatchObject({ shop: 'oauth-shop.myshopify.com', state: '123456789', code: expect.stringMatching(/^[0-9a-f]{32}$/), hmac: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(Buffer.from(params.host!, 'base64').toString()).toBe('admin.shopify.com/store/oauth-shop');
+    expect(params).toMatchObject({ shop: 'open-shop.myshopify.com', embedded: '1', hmac: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(Buffer.from(params.host!, 'base64url').toString()).toBe('admin.shopify.com/store/open-shop');
     expect(Math.abs(Number(params.timestamp) - Date.now() / 1000)).toBeLessThan(5);
     expect(await shopify.api.utils.validateHmac(params)).toBe(true);
     expect(await shopify.api.utils.validateHmac(new URLSearchParams(location.search) as any)).toBe(true);
     expect(await shopify.api.utils.validateHmac({ ...params, shop: 'evil.myshopify.com' })).toBe(false);
     expect(signOAuthQuery(params, API_SECRET)).toBe(params.hmac);
+  });
 
+  it('refresh_token grant: checks the client, issues a new pair, and the old access token stops working', async () => {
+    const shop = 'refresh-shop.myshopify.com';
+    await ctl.managedInstall(shop, { scope: 'read_orders,write_orders' });
     const exchange = (body: Record<string, string>, form = false) =>
       request(`${sim.url}/admin/oauth/access_token`, {
         method: 'POST',
-        headers: { host: 'oauth-shop.myshopify.com', 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
+        headers: { host: shop, 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
         body: form ? new URLSearchParams(body).toString() : JSON.stringify(body),
       }).then(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as any }));
-    const wrongSecret = await exchange({ client_id: API_KEY, client_secret: 'nope', code: params.code!, expiring: '1' });
+    const grant = { grant_type: TOKEN_EXCHANGE_GRANT, subject_token: (await ctl.openApp(shop)).sessionToken, subject_token_type: ID_TOKEN_TYPE, requested_token_type: OFFLINE_TOKEN_TYPE, expiring: '1' };
+    const wrongSecret = await exchange({ client_id: API_KEY, client_secret: 'nope', ...grant });
     expect(wrongSecret).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
-    const ok = await exchange({ client_id: API_KEY, client_secret: API_SECRET, code: params.code!, expiring: '1' }, true);
+    const ok = await exchange({ client_id: API_KEY, client_secret: API_SECRET, ...grant }, true);
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({
       access_token: expect.stringMatching(/^shpat_/), scope: 'read_orders,write_orders',
       expires_in: 3600, refresh_token: expect.stringMatching(/^shprt_/), refresh_token_expires_in: 7776000,
     });
-    const reused = await exchange({ client_id: API_KEY, client_secret: API_SECRET, code: params.code!, expiring: '1' });
-    expect(reused).toMatchObject({ status: 400, body: { error_description: expect.stringMatching(/not found or was already used/) } });
-    expect((await gql(ORDER_FOR_DISPATCH, { id: 'gid://shopify/Order/1' }, { shop: 'oauth-shop.myshopify.com', token: ok.body.access_token })).body.data).toEqual({ order: null });
+    expect((await gql(ORDER_FOR_DISPATCH, { id: 'gid://shopify/Order/1' }, { shop, token: ok.body.access_token })).body.data).toEqual({ order: null });
+    // The authorization code grant is not served: the app installs through token exchange.
+    const code = await exchange({ client_id: API_KEY, client_secret: API_SECRET, code: 'abc' });
+    expect(code).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
 
-    // refresh_token grant: a new pair; the old access token stops working.
     const refreshed = await exchange({ client_id: API_KEY, client_secret: API_SECRET, grant_type: 'refresh_token', refresh_token: ok.body.refresh_token });
     expect(refreshed.body).toMatchObject({ access_token: expect.stringMatching(/^shpat_/), expires_in: 3600, refresh_token: expect.stringMatching(/^shprt_/) });
     expect(refreshed.body.access_token).not.toBe(ok.body.access_token);
-    expect((await gql(ORDER_FOR_DISPATCH, { id: 'gid://shopify/Order/1' }, { shop: 'oauth-shop.myshopify.com', token: ok.body.access_token })).status).toBe(401);
-  });
-
-  it('refuses a wrong client_id at authorize with a message naming it', async () => {
-    const q = new URLSearchParams({ client_id: 'other-app', scope: 'read_orders', redirect_uri: 'https://app.example.test/api/auth/callback', state: '1' });
-    const res = await request(`${sim.url}/admin/oauth/authorize?${q}`, { headers: { host: 'oauth-shop.myshopify.com' } });
-    expect(res.statusCode).toBe(400);
-    expect(await res.body.text()).toMatch(/client_id "other-app" is not this app's API key/);
+    expect((await gql(ORDER_FOR_DISPATCH, { id: 'gid://shopify/Order/1' }, { shop, token: ok.body.access_token })).status).toBe(401);
   });
 
   describe('token exchange through the app\'s real Shopify set-up (web/shopify/app.ts) with routing on', () => {
@@ -649,7 +644,7 @@ describe('fixtures', () => {
   const settings = { ...DEFAULT_SETTINGS, autoDispatch: true };
   const ctx = { shopDomain: SHOP, environment: 'test' as const, settings, pickupStoreId: 'store_sandbox_001', locationStores: {}, locationId: null, overrides: {} };
 
-  it('each one parses and does what test/fixtures/orders/README.md says', async () => {
+  it('each one parses and does what dev/shop-sim/orders/README.md says', async () => {
     const expected: Record<string, { eligible: string | true; mapping?: string | true }> = {
       'sandton-same-day': { eligible: true, mapping: true },
       'cape-town-same-day': { eligible: true, mapping: true },
@@ -662,7 +657,7 @@ describe('fixtures', () => {
     expect((await ctl.fixtures()).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, want] of Object.entries(expected)) {
       const { order: view } = await ctl.placeOrder(SHOP, { fixture: name, send: false });
-      const raw = (await import(`../fixtures/orders/${name}.json`, { with: { type: 'json' } })).default;
+      const raw = (await import(`../../dev/shop-sim/orders/${name}.json`, { with: { type: 'json' } })).default;
       const order = OrderSnapshotSchema.parse(raw);
       expect(view.name, name).toBe(order.name);
       const e = decideEligibility(order, settings);
@@ -674,8 +669,8 @@ describe('fixtures', () => {
       if (m.ok) expect(m.request.package.size, name).toBe(name === 'durban-same-day' ? 'MEDIUM' : 'SMALL');
       if (m.ok) expect(m.request.dropoff.country).toBe('ZA');
     }
-    expect(OrderSnapshotSchema.parse((await import('../fixtures/orders/test-order.json', { with: { type: 'json' } })).default).test).toBe(true);
-    expect(decideEligibility(OrderSnapshotSchema.parse((await import('../fixtures/orders/test-order.json', { with: { type: 'json' } })).default), { ...settings, activeEnvironment: 'live' })).toMatchObject({ code: 'test_order_live' });
+    expect(OrderSnapshotSchema.parse((await import('../../dev/shop-sim/orders/test-order.json', { with: { type: 'json' } })).default).test).toBe(true);
+    expect(decideEligibility(OrderSnapshotSchema.parse((await import('../../dev/shop-sim/orders/test-order.json', { with: { type: 'json' } })).default), { ...settings, activeEnvironment: 'live' })).toMatchObject({ code: 'test_order_live' });
   });
 });
 

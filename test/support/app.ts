@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig, type AppConfig } from '../../web/config/env.ts';
 import { createLogger } from '../../web/ops/logger.ts';
 import { startServer, type RunningServer } from '../../web/server.ts';
+import { routeToShopSimulator } from '../../dev/shop-sim/route.ts';
 import type { Db } from '../../web/db/client.ts';
 import type { AppContext } from '../../web/context.ts';
 import type { RuntimeOptions } from '../../web/runtime.ts';
@@ -60,6 +61,8 @@ export async function startTestApp(
     },
   });
   const log = createLogger({ level: config.logLevel, destination: sink });
+  // As `npm run dev` (dev/start.ts) does: the product itself never routes to the simulator.
+  routeToShopSimulator(config, log);
   const server = await startServer(config, { log, host: '127.0.0.1', runtime: { ...FAST_RUNTIME, ...opts.runtime } });
   await server.ready;
   const services = server.services()!;

@@ -1,5 +1,5 @@
 // Realistic orders/paid payloads (Shopify REST shape) for tests, built from
-// test/fixtures/orders/*.json with targeted changes.
+// dev/shop-sim/orders/*.json with targeted changes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './paths.ts';
@@ -7,7 +7,7 @@ import { ROOT } from './paths.ts';
 export type OrderPayload = Record<string, any>;
 
 export function loadOrderFixture(name: string): OrderPayload {
-  return JSON.parse(readFileSync(join(ROOT, 'test/fixtures/orders', `${name}.json`), 'utf8'));
+  return JSON.parse(readFileSync(join(ROOT, 'dev/shop-sim/orders', `${name}.json`), 'utf8'));
 }
 
 let seq = 0;

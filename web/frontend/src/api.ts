@@ -26,12 +26,6 @@ export async function api<T>(path: string, opts: { method?: string; body?: unkno
     if ((e as Error).name === 'AbortError') throw e;
     throw new ApiError(0, 'Could not reach the app. Check your connection and try again.');
   }
-  // The shop's session is gone (e.g. reinstalled): App Bridge re-authorizes at the top level.
-  if (res.status === 403 && res.headers.get('X-Shopify-API-Request-Failure-Reauthorize') === '1') {
-    const url = res.headers.get('X-Shopify-API-Request-Failure-Reauthorize-Url');
-    if (url) window.open(url, '_top');
-    throw new ApiError(403, 'Your session needs to be renewed; reloading…');
-  }
   const text = await res.text();
   let data: any = null;
   try {
