@@ -39,15 +39,18 @@ function loadDetail(ctx: AppContext, domain: string, id: string) {
   return ctx.db.delivery.findFirst({ where: { id, shop: { domain } }, include: { shop: true, ...TIMELINE } });
 }
 
-/** Where it goes, with the phone exactly as dispatch sends it (web/dispatch/mapping.ts dropoffPhone). */
-function dropoffOf(d: DetailRow) {
-  if (d.redactedAt) return null;
-  let overrides: Overrides = {};
+/** The stored corrections; null when they cannot be read (nothing then overrides the order). */
+function overridesOf(d: DetailRow): Overrides | null {
   try {
-    overrides = readOverridesJson(d);
+    return readOverridesJson(d);
   } catch {
-    // Shown as stored (the `overrides` field); the phone then falls back to the order's.
+    return null;
   }
+}
+
+/** Where it goes, with the phone exactly as dispatch sends it (web/dispatch/mapping.ts dropoffPhone). */
+function dropoffOf(d: DetailRow, overrides: Overrides) {
+  if (d.redactedAt) return null;
   try {
     const o = readOrderJson(d);
     const a = o.shipping_address;
@@ -67,6 +70,7 @@ export async function deliveryDetail(ctx: AppContext, domain: string, id: string
   if (!d) throw new ApiError(404, `delivery ${id} not found`);
   const settings = parseStoredSettings(d.shop.settings);
   const timeline = d.events.map(eventView);
+  const overrides = overridesOf(d);
   return {
     ...deliverySummary(d, timeline.at(-1) ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate }),
     courierDeliveryId: d.courierDeliveryId,
@@ -79,8 +83,8 @@ export async function deliveryDetail(ctx: AppContext, domain: string, id: string
     fulfillmentId: d.fulfillmentId,
     dispatchedAt: d.dispatchedAt,
     redacted: !!d.redactedAt,
-    dropoff: dropoffOf(d),
-    overrides: readExchange(d.overridesJson),
+    dropoff: dropoffOf(d, overrides ?? {}),
+    overrides,
     request: readExchange(d.requestBody),
     response: readExchange(d.responseBody),
     /** The exact bytes exchanged (number literals as sent, e.g. 1249.90). */

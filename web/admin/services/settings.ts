@@ -66,6 +66,7 @@ function environmentPayload(ctx: AppContext, env: EnvironmentName, view: ReturnT
   const hook = state.webhookTest[env];
   return {
     ...view,
+    environment: env,
     defaultBaseUrl: ctx.config.courierBaseUrls[env],
     webhookUrl: url,
     checks,
