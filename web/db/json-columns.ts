@@ -2,6 +2,8 @@
 // has no Json type: prisma/models.prisma). Read and write each column here, so
 // its shape and its default live in one place.
 import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
+import type { CourierOrderSummary } from '../dispatch/booking.ts';
+import type { TestWebhookRecord } from '../fulfillment/rematch-policy.ts';
 
 /** Delivery.orderJson: the order snapshot dispatch works from (throws OrderPayloadError when it does not parse). */
 export function readOrderJson(row: { orderJson: string }): OrderSnapshot {
@@ -38,4 +40,36 @@ export function readLocationStores(row: { locationStores: string | null } | null
 }
 export function writeLocationStores(map: Record<string, string>): string {
   return JSON.stringify(map);
+}
+
+/** CourierEnvironment.testWebhooks: the test webhooks we asked for; unreadable text counts as none. */
+export function readTestWebhooks(text: string | null): TestWebhookRecord[] {
+  try {
+    const v = JSON.parse(text ?? '[]');
+    return Array.isArray(v) ? v : [];
+  } catch {
+    return [];
+  }
+}
+export function writeTestWebhooks(list: TestWebhookRecord[]): string {
+  return JSON.stringify(list);
+}
+
+/** CourierEvent.triedIds: the courier ids an unmatched event was looked up by. */
+export function readTriedIds(text: string | null): string[] | null {
+  const v = readExchange(text);
+  return Array.isArray(v) ? (v as string[]) : null;
+}
+export function writeTriedIds(ids: string[]): string {
+  return JSON.stringify(ids);
+}
+
+/** Delivery.courierOrders: every courier order booked for one delivery (a duplicate booking). */
+export function writeCourierOrders(orders: CourierOrderSummary[]): string {
+  return JSON.stringify(orders);
+}
+
+/** DataRequest.report: the customers/data_request report (web/shopify/lifecycle.ts dataRequestReport). */
+export function readReport(row: { report: string }): { deliveries?: unknown[] } & Record<string, unknown> {
+  return JSON.parse(row.report);
 }

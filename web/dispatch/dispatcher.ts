@@ -23,7 +23,7 @@ import { fetchAssignedLocationId, setOrderMetafields, addOrderTag } from '../sho
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
-import { readOrderJson, readOverridesJson } from '../db/json-columns.ts';
+import { readOrderJson, readOverridesJson, writeCourierOrders } from '../db/json-columns.ts';
 import { addEvent, problemsMessage } from './service.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch, enqueueSync } from '../fulfillment/events.ts';
@@ -200,7 +200,7 @@ export async function flagDuplicates(ctx: AppContext, deliveryId: string, genera
   await ctx.db.$transaction(async (tx) => {
     const n = await tx.delivery.updateMany({
       where: { id: deliveryId, generation },
-      data: { reasonCode: 'duplicate_courier_orders', reason: message, courierOrders: JSON.stringify(all) },
+      data: { reasonCode: 'duplicate_courier_orders', reason: message, courierOrders: writeCourierOrders(all) },
     });
     if (n.count) await addEvent(tx, deliveryId, { kind: 'duplicate_orders', source: 'courier', message });
   });
