@@ -1,4 +1,7 @@
-// Shapes of the admin API's answers (web/admin/api.ts).
+// The admin API's response shapes, as JSON: one source for the server
+// (checked against the services by web/admin/contract-check.ts) and the
+// embedded pages (web/frontend/src/types.ts re-exports them). Types only, no
+// imports, so the browser bundle gets nothing from here.
 export type Env = 'test' | 'live';
 
 export interface SecretState {
