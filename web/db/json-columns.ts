@@ -1,6 +1,7 @@
 // Typed accessors for the columns that hold JSON as text (the portable schema
 // has no Json type: prisma/models.prisma). Read and write each column here, so
-// its shape and its default live in one place.
+// its shape and its default live in one place. Shop.settings is the exception:
+// it is validated with defaults by web/settings/schema.ts (parseStoredSettings).
 import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
 import type { CourierOrderSummary } from '../dispatch/booking.ts';
 import type { TestWebhookRecord } from '../fulfillment/rematch-policy.ts';
@@ -72,4 +73,20 @@ export function writeCourierOrders(orders: CourierOrderSummary[]): string {
 /** DataRequest.report: the customers/data_request report (web/shopify/lifecycle.ts dataRequestReport). */
 export function readReport(row: { report: string }): { deliveries?: unknown[] } & Record<string, unknown> {
   return JSON.parse(row.report);
+}
+
+/**
+ * CourierEnvironment.connectionCheck / webhookCheck: the admin's last set-up
+ * check (web/admin/state.ts gives the record its type); unreadable text counts as none.
+ */
+export function readCheck<T extends object>(text: string | null): T | undefined {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+export function writeCheck(record: object): string {
+  return JSON.stringify(record);
 }
