@@ -16,8 +16,6 @@ import { deliveryRoutes } from './routes/deliveries.ts';
 import { eventRoutes } from './routes/events.ts';
 import { settingsRoutes } from './routes/settings.ts';
 
-export { ApiError } from './errors.ts';
-
 export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   const { ctx } = deps;
   const r = express.Router();
