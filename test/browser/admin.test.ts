@@ -181,6 +181,7 @@ describe('deliveries', () => {
     expect(await page.getByRole('link', { name: 'Track delivery' }).getAttribute('href')).toBe(`https://track.example.com/${created.dispatchJobId}`);
     await page.getByText('Corrected phone and retried').waitFor();
     await page.getByText('"phone": "+27825551234"').waitFor();
+    await page.getByText('+27825551234 (corrected)', { exact: true }).waitFor(); // the drop-off shows the phone as sent
     await page.getByText('"amount": 1249.90').waitFor(); // the exact bytes sent, not a re-serialised 1249.9
     expect(await page.getByRole('button', { name: 'Save and retry' }).count()).toBe(0);
     await screenshot(page, 'delivery-created');

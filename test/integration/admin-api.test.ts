@@ -323,6 +323,8 @@ describe('deliveries', () => {
     const half = await api.post(`/api/deliveries/${delivery.id}/fix`, { latitude: -26.1 });
     expect(half.body.errors).toEqual({ longitude: 'enter both latitude and longitude' });
 
+    // The page shows the number the courier would get: here the refused one, to correct.
+    expect((await api.get(`/api/deliveries/${delivery.id}`)).body.delivery.dropoff.phone).toBe('0825');
     const fixed = await api.post(`/api/deliveries/${delivery.id}/fix`, { phone: '082 555 1234' });
     expect(fixed.status).toBe(200);
     expect(fixed.body.delivery.status).toBe('PENDING');
@@ -333,6 +335,8 @@ describe('deliveries', () => {
     expect(detail.price).toMatch(/^\d+\.\d{2}$/);
     expect(detail.dispatchJobId).toBeTruthy();
     expect(detail.request).toMatchObject({ reference: orderId, dropoff: { phone: '+27825551234' } });
+    // The phone shown is exactly the phone sent (not the correction as typed).
+    expect(detail.dropoff.phone).toBe(detail.request.dropoff.phone);
     expect(detail.response).toBeTruthy();
     expect(detail.timeline.map((e: any) => e.kind)).toEqual(expect.arrayContaining(['received', 'attention', 'requeued', 'created']));
     expect((await api.get(`/api/orders/${orderId}/delivery`)).body.delivery).toMatchObject({ id: delivery.id, status: 'CREATED', dispatchJobId: detail.dispatchJobId });
@@ -345,6 +349,14 @@ describe('deliveries', () => {
     // A quote for the same order prices the same request.
     const q = await api.post(`/api/deliveries/${delivery.id}/quote`);
     expect(q.body).toMatchObject({ environment: 'test', price: detail.price, currency: 'ZAR', aboveMax: false });
+  });
+
+  it('shows the phone dispatch sends: an unusable address phone is passed over for the order phone, in E.164', async () => {
+    const { orderId } = await placeOrder(s, sim, { shipping_address: { phone: '0825' }, phone: '021 555 0000' });
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const detail = (await api.get(`/api/deliveries/${d.id}`)).body.delivery;
+    expect(detail.request.dropoff.phone).toBe('+27215550000');
+    expect(detail.dropoff.phone).toBe('+27215550000');
   });
 
   it('dispatches an order the app never received, by Shopify order id', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { channelFor, idempotencyKey, mapOrderToRequest, type MappingContext } from '../../web/dispatch/mapping.ts';
+import { channelFor, dropoffPhone, idempotencyKey, mapOrderToRequest, type MappingContext } from '../../web/dispatch/mapping.ts';
 import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
 import { SettingsSchema } from '../../web/settings/schema.ts';
 import { loadOrderFixture, paidOrder } from '../support/orders.ts';
@@ -118,4 +118,16 @@ describe('channelFor', () => {
     ['web', 'web'], [null, 'web'], ['pos', 'pos'], ['iphone', 'app'], ['android', 'app'], ['instagram', 'social'],
     ['amazon', 'marketplace'], ['580111', 'marketplace'], ['shopify_draft_order', 'web'], ['something-new', 'web'],
   ])('%s → %s', (source, channel) => expect(channelFor(source)).toBe(channel));
+});
+
+describe('dropoffPhone: the phone the courier gets, which the admin page shows', () => {
+  const order = (changes: Record<string, unknown>) => parseOrderSnapshot(paidOrder(changes));
+  it.each([
+    ['the address phone, international', { shipping_address: { phone: '082 555 1234' } }, {}, { e164: '+27825551234' }],
+    ['an unusable address phone: the order phone', { shipping_address: { phone: '0825' }, phone: '021 555 0000' }, {}, { e164: '+27215550000' }],
+    ['a correction wins over both', { shipping_address: { phone: '082 555 1234' } }, { phone: '083 123 4567' }, { e164: '+27831234567' }],
+    ['none usable: the problem names the first', { shipping_address: { phone: '0825' }, phone: null }, {}, { problem: { code: 'invalid_phone', message: "Phone '0825' is not a valid ZA number" } }],
+  ])('%s', (_n, changes, overrides, expected) => {
+    expect(dropoffPhone(order(changes), overrides)).toEqual(expected);
+  });
 });

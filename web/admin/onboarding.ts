@@ -10,24 +10,11 @@
 import type { EnvironmentName, Settings } from '../settings/schema.ts';
 import type { CourierAccess, EnvironmentView } from '../settings/store.ts';
 import { connectionFingerprint, webhookFingerprint, type AdminState } from './state.ts';
+import type { Checks as EnvironmentChecks, OnboardingStep } from './contract.ts';
 
-export type StepId = 'credentials' | 'connection' | 'pickupStore' | 'webhook' | 'testWebhook' | 'autoDispatch' | 'live';
-
-export interface OnboardingStep {
-  id: StepId;
-  title: string;
-  done: boolean;
-  detail: string;
-}
-
-export interface EnvironmentChecks {
-  credentialsSet: boolean;
-  connectionOk: boolean;
-  connectionTestedAt: string | null;
-  pickupStoreSet: boolean;
-  webhookSecretSet: boolean;
-  webhookVerified: boolean;
-}
+/** The shapes the pages read (./contract.ts), so the server cannot drift from them. */
+export type { Checks as EnvironmentChecks, OnboardingStep } from './contract.ts';
+export type StepId = OnboardingStep['id'];
 
 export function environmentChecks(view: EnvironmentView, access: CourierAccess, state: AdminState, env: EnvironmentName): EnvironmentChecks {
   const conn = state.connection[env];

@@ -6,6 +6,7 @@
 // made with, so a check only counts while those credentials are still current.
 import { createHash } from 'node:crypto';
 import type { Tx } from '../db/client.ts';
+import { readCheck, writeCheck } from '../db/json-columns.ts';
 import type { EnvironmentName } from '../settings/schema.ts';
 import type { CourierAccess } from '../settings/store.ts';
 
@@ -24,22 +25,13 @@ export interface AdminState {
 
 type EnvRow = { environment: string; connectionCheck: string | null; webhookCheck: string | null };
 
-function parseRecord<T>(text: string | null): T | undefined {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The check records of a shop's courier environment rows. */
 export function readAdminState(rows: EnvRow[]): AdminState {
   const state: AdminState = { connection: {}, webhookTest: {} };
   for (const row of rows) {
     const env = row.environment as EnvironmentName;
-    state.connection[env] = parseRecord(row.connectionCheck);
-    state.webhookTest[env] = parseRecord(row.webhookCheck);
+    state.connection[env] = readCheck(row.connectionCheck);
+    state.webhookTest[env] = readCheck(row.webhookCheck);
   }
   return state;
 }
@@ -64,5 +56,5 @@ export async function recordCheck<K extends keyof AdminState>(
   record: NonNullable<AdminState[K][EnvironmentName]>,
 ): Promise<void> {
   const column = kind === 'connection' ? 'connectionCheck' : 'webhookCheck';
-  await tx.courierEnvironment.update({ where: { id: environmentId }, data: { [column]: JSON.stringify(record) } });
+  await tx.courierEnvironment.update({ where: { id: environmentId }, data: { [column]: writeCheck(record) } });
 }

@@ -155,13 +155,3 @@ export function deliverySummary(d: DeliveryRowLike, lastEvent: EventRowLike | nu
 }
 
 export type DeliverySummary = ReturnType<typeof deliverySummary>;
-
-/** Stored JSON text back to a value; text that is not JSON is returned as is. */
-export function parseStoredJson(text: string | null): unknown {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}

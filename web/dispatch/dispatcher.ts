@@ -22,7 +22,8 @@ import { DecryptionError } from '../security/crypto.ts';
 import { fetchAssignedLocationId, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
-import { orderGidOf, orderIdOf, OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from './order.ts';
+import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
+import { readOrderJson, readOverridesJson, writeCourierOrders } from '../db/json-columns.ts';
 import { addEvent, problemsMessage } from './service.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch, enqueueSync } from '../fulfillment/events.ts';
@@ -77,7 +78,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   if (d.shop.uninstalledAt) return attention(ctx, d, 'shop_uninstalled', 'The app was uninstalled from this shop; the order was not sent to the courier');
   const env = (d.environment ?? 'test') as EnvironmentName;
   const settings = parseStoredSettings(d.shop.settings);
-  const order = parseOrderSnapshot(JSON.parse(d.orderJson));
+  const order = readOrderJson(d);
   if (order.test && env === 'live') return attention(ctx, d, 'test_order_live', 'Test orders are never sent to the live courier');
 
   let access;
@@ -100,7 +101,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   let key = d.idempotencyKey;
   if (!body || !key) {
     // First attempt of this generation: build the request once.
-    const mapped = await buildRequest(ctx, d.shop.domain, order, OverridesSchema.parse(JSON.parse(d.overridesJson || '{}')), env, settings, access);
+    const mapped = await buildRequest(ctx, d.shop.domain, order, readOverridesJson(d), env, settings, access);
     if (!mapped.ok) return attention(ctx, d, mapped.problems[0]!.code, problemsMessage(mapped.problems), { lastError: null });
     body = serializeCreateOrder(mapped.request);
     key = idempotencyKey(env, d.shop.domain, orderIdOf(order), d.generation);
@@ -201,7 +202,7 @@ export async function flagDuplicates(ctx: AppContext, deliveryId: string, genera
   await ctx.db.$transaction(async (tx) => {
     const n = await tx.delivery.updateMany({
       where: { id: deliveryId, generation },
-      data: { reasonCode: 'duplicate_courier_orders', reason: message, courierOrders: JSON.stringify(all) },
+      data: { reasonCode: 'duplicate_courier_orders', reason: message, courierOrders: writeCourierOrders(all) },
     });
     if (n.count) await addEvent(tx, deliveryId, { kind: 'duplicate_orders', source: 'courier', message });
   });
@@ -314,7 +315,7 @@ export async function runWriteback(ctx: AppContext, job: DeliveryJobData): Promi
   if (!d || !d.courierOrderId) return;
   const orderGid = `gid://shopify/Order/${d.shopifyOrderId}`;
   // The order's `currency` is the shop's currency (REST orders/paid); unknown once personal data was erased.
-  const shopCurrency = d.redactedAt ? null : parseOrderSnapshot(JSON.parse(d.orderJson)).currency || null;
+  const shopCurrency = d.redactedAt ? null : readOrderJson(d).currency || null;
   const priceProblem = await setOrderMetafields(ctx.admin, d.shop.domain, orderGid, {
     status: (d.courierStatus ?? d.courierOrderStatus ?? d.status).toString(),
     jobId: d.dispatchJobId,

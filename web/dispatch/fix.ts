@@ -1,17 +1,28 @@
-// A merchant's correction ("Fix"), checked the same way for the admin API and
-// the CLI before anything is stored: the fields our request validation can
-// refuse, with their limits, and the phone parsed for the destination country.
+// A merchant's correction ("Fix"): the one validator, used by fixAndRetry
+// (web/dispatch/service.ts) and so by the admin API and the CLI alike, before
+// anything is stored. The fields our request validation can refuse, with their
+// limits (the stored shape, OverridesSchema), and the phone parsed for the
+// destination country, exactly as dispatch will parse it.
 import { z } from 'zod';
 import { normalisePhone } from './mapping.ts';
 import { FIXABLE_TEXT, OverridesSchema, type OrderSnapshot, type Overrides } from './order.ts';
 
 const text = (k: keyof typeof FIXABLE_TEXT) => OverridesSchema.shape[k];
 
+/**
+ * Decimal degrees as a number or a decimal string (a CLI argument, a form
+ * field). Never null, '' or a boolean: z.coerce would read those as 0 or 1.
+ */
+const degrees = (example: string, max: number) =>
+  z
+    .union([z.number(), z.string().trim().regex(/^[+-]?(\d+(\.\d*)?|\.\d+)$/).transform(Number)], { error: `expected decimal degrees, e.g. ${example}` })
+    .pipe(z.number().min(-max, `must be between -${max} and ${max}`).max(max, `must be between -${max} and ${max}`));
+
 const FixInput = z
   .object({
     phone: z.string().trim().min(1, 'enter a phone number').max(32).optional(),
-    latitude: z.coerce.number({ error: 'expected decimal degrees, e.g. -26.1076' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').optional(),
-    longitude: z.coerce.number({ error: 'expected decimal degrees, e.g. 28.0567' }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180').optional(),
+    latitude: degrees('-26.1076', 90).optional(),
+    longitude: degrees('28.0567', 180).optional(),
     name: text('name'),
     address1: text('address1'),
     address2: text('address2'),

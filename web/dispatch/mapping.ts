@@ -63,7 +63,7 @@ export function mapOrderToRequest(order: OrderSnapshot, ctx: MappingContext): Ma
   if (!validCoordinates(lat, lng)) problems.push({ code: 'missing_coordinates', message: 'Shipping address has no coordinates' });
 
   // dropoff.phone: international format, parsed in the destination country.
-  const phone = normalisePhone(ctx.overrides.phone ? [ctx.overrides.phone] : [addr.phone, order.phone], country);
+  const phone = dropoffPhone(order, ctx.overrides);
   if ('problem' in phone) problems.push(phone.problem);
 
   if (problems.length) return { ok: false, problems };
@@ -178,6 +178,15 @@ function validCoordinates(lat: number | null | undefined, lng: number | null | u
   if (typeof lat !== 'number' || typeof lng !== 'number' || !Number.isFinite(lat) || !Number.isFinite(lng)) return false;
   if (lat === 0 && lng === 0) return false; // "null island": a geocoder's non-answer
   return Math.abs(lat) <= 90 && Math.abs(lng) <= 180;
+}
+
+/**
+ * The phone the courier gets: the corrected one, else the first valid of the
+ * address's and the order's, as E.164. The admin shows this same value.
+ */
+export function dropoffPhone(order: OrderSnapshot, overrides: Overrides): { e164: string } | { problem: Problem } {
+  const country = order.shipping_address?.country_code?.toUpperCase() ?? null;
+  return normalisePhone(overrides.phone ? [overrides.phone] : [order.shipping_address?.phone, order.phone], country);
 }
 
 /** The first candidate that is a valid number in the destination country, as E.164. */

@@ -15,7 +15,9 @@ import { ensureShop } from '../settings/store.ts';
 import type { TopicHandler } from '../shopify/webhooks.ts';
 import { decideEligibility } from './eligibility.ts';
 import type { Logger } from '../ops/logger.ts';
-import { OrderPayloadError, orderIdOf, OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from './order.ts';
+import { OrderPayloadError, orderIdOf, parseOrderSnapshot, type OrderSnapshot, type Overrides } from './order.ts';
+import { checkFix } from './fix.ts';
+import { readOrderJson, readOverridesJson, writeOrderJson, writeOverridesJson } from '../db/json-columns.ts';
 import { isSuccess } from '../fulfillment/progress.ts';
 import { ACTIONABLE, BOOKED, type DeliveryStatus, type Problem } from './status.ts';
 
@@ -97,7 +99,7 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
         status: decision.dispatch ? 'PENDING' : 'SKIPPED',
         reasonCode: decision.dispatch ? null : decision.code,
         reason: decision.dispatch ? null : decision.message,
-        orderJson: JSON.stringify(order),
+        orderJson: writeOrderJson(order),
         customerId: order.customer?.id ?? null,
         events: {
           create: [
@@ -170,7 +172,7 @@ async function requeue(
 ) {
   const generation = opts.newGeneration ? d.generation + 1 : d.generation;
   const data: Record<string, unknown> = { status: 'PENDING', reasonCode: null, reason: null, lastError: null, generation };
-  if (opts.overrides) data.overridesJson = JSON.stringify(opts.overrides);
+  if (opts.overrides) data.overridesJson = writeOverridesJson(opts.overrides);
   if (opts.newGeneration || opts.rebuild) {
     // A rebuilt request goes to the environment active now; a resent one stays where it was sent.
     const settings = parseStoredSettings((await tx.shop.findUniqueOrThrow({ where: { id: d.shopId } })).settings);
@@ -195,7 +197,7 @@ export async function dispatchNow(tx: Tx, queue: JobQueue, shopDomain: string, d
   const d = await loadForAction(tx, shopDomain, deliveryId);
   if (d.status !== 'SKIPPED') return retryDelivery(tx, queue, shopDomain, deliveryId);
   const settings = parseStoredSettings((await tx.shop.findUniqueOrThrow({ where: { id: d.shopId } })).settings);
-  const decision = decideEligibility(parseOrderSnapshot(JSON.parse(d.orderJson)), settings, { manual: true });
+  const decision = decideEligibility(readOrderJson(d), settings, { manual: true });
   if (!decision.dispatch) throw new ActionError(decision.message, 422);
   await requeue(tx, queue, d, attentionRequeue(d, 'Dispatch requested by the merchant'));
 }
@@ -213,7 +215,7 @@ export async function recordAndDispatch(tx: Tx, queue: JobQueue, shopDomain: str
   const d = await tx.delivery.create({
     data: {
       shopId: shopRow.id, shopifyOrderId, orderName: order.name, environment: settings.activeEnvironment, status: 'PENDING',
-      orderJson: JSON.stringify(order), customerId: order.customer?.id ?? null,
+      orderJson: writeOrderJson(order), customerId: order.customer?.id ?? null,
     },
   });
   await addEvent(tx, d.id, { kind: 'received', message: `Order ${order.name} dispatched by the merchant`, source: 'merchant' });
@@ -238,17 +240,23 @@ export async function retryDelivery(tx: Tx, queue: JobQueue, shopDomain: string,
   throw new ActionError(`delivery is ${d.status}; nothing to retry`);
 }
 
-/** Store corrected phone/coordinates and retry. */
-export async function fixAndRetry(tx: Tx, queue: JobQueue, shopDomain: string, deliveryId: string, fix: unknown) {
-  const parsed = OverridesSchema.safeParse(fix);
-  if (!parsed.success) {
-    const i = parsed.error.issues[0]!;
-    throw new ActionError(`${i.path.join('.')}: ${i.message}`, 422);
+/** A correction refused by the validator (web/dispatch/fix.ts), with an error per field. */
+export class FixValidationError extends ActionError {
+  readonly errors: Record<string, string>;
+  constructor(errors: Record<string, string>) {
+    super('The correction is not valid', 422);
+    this.errors = errors;
   }
+}
+
+/** Check a merchant's correction (the one validator), store it and retry. */
+export async function fixAndRetry(tx: Tx, queue: JobQueue, shopDomain: string, deliveryId: string, input: unknown) {
   const d = await loadForAction(tx, shopDomain, deliveryId);
+  const checked = checkFix(input, readOrderJson(d));
+  if (!checked.ok) throw new FixValidationError(checked.errors);
   if (!['NEEDS_ATTENTION', 'FAILED', 'SKIPPED'].includes(d.status)) throw new ActionError(`delivery is ${d.status}; it cannot be changed now`);
-  const overrides = { ...OverridesSchema.parse(JSON.parse(d.overridesJson || '{}')), ...parsed.data };
-  return requeue(tx, queue, d, { ...attentionRequeue(d, `Corrected ${Object.keys(parsed.data).join(', ')} and retried`), rebuild: true, overrides });
+  const overrides = { ...readOverridesJson(d), ...checked.fix };
+  return requeue(tx, queue, d, { ...attentionRequeue(d, `Corrected ${Object.keys(checked.fix).join(', ')} and retried`), rebuild: true, overrides });
 }
 
 /** After a courier-side failure or cancellation: book a new delivery under a new key. */

@@ -17,8 +17,8 @@ import { courierAccessFromRow } from '../settings/store.ts';
 import { decideEvent, normaliseStatus } from './progress.ts';
 import {
   eventRetryDelayMs, idsOfEvent, isRequestedTest, learnDelayMs, READS_PER_EVENT, READS_PER_PASS, RECENT_REFS_MS, RETRY_FOR_MS, EVENTS_PER_PASS,
-  type TestWebhookRecord,
 } from './rematch-policy.ts';
+import { readTestWebhooks, readTriedIds, writeTriedIds } from '../db/json-columns.ts';
 
 
 const WHY_TEXT = {
@@ -149,15 +149,6 @@ function isMarkedTest(payload: string): boolean {
   }
 }
 
-function testRecords(text: string | null): TestWebhookRecord[] {
-  try {
-    const v = JSON.parse(text ?? '[]');
-    return Array.isArray(v) ? v : [];
-  } catch {
-    return [];
-  }
-}
-
 export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number } = {}): Promise<void> {
   const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, include: { environment: true } });
   if (!ev || !['RECEIVED', 'UNMATCHED'].includes(ev.state)) return;
@@ -171,7 +162,7 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
   const ids = idsOfEvent(ev.payload, ev.deliveryRef);
   let deliveryId = await lookupRef(ctx, ev.environment, ids);
   // The test webhook we asked for names no booking: recognise it before reading any courier order for it.
-  if (!deliveryId && isRequestedTest({ eventId: ev.eventId, ids, receivedAt: ev.receivedAt.getTime() }, testRecords(ev.environment.testWebhooks))) {
+  if (!deliveryId && isRequestedTest({ eventId: ev.eventId, ids, receivedAt: ev.receivedAt.getTime() }, readTestWebhooks(ev.environment.testWebhooks))) {
     await ctx.db.courierEvent.update({ where: { id: ev.id }, data: { state: 'TEST', processedAt: now } });
     log.info('the courier test webhook we asked for; recorded, not applied');
     return;
@@ -180,11 +171,11 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
   if (!deliveryId) ({ deliveryId, read } = await matchDelivery(ctx, ev.environmentId, ids, opts.readBudget ?? READS_PER_EVENT));
   if (!deliveryId) {
     const attempts = ev.attempts + 1;
-    const tried = [...new Set([...(JSON.parse(ev.triedIds ?? '[]') as string[]), ...ids, ...read])].slice(-50);
+    const tried = [...new Set([...(readTriedIds(ev.triedIds) ?? []), ...ids, ...read])].slice(-50);
     await ctx.db.courierEvent.update({
       where: { id: ev.id },
       data: {
-        state: 'UNMATCHED', attempts, triedIds: JSON.stringify(tried),
+        state: 'UNMATCHED', attempts, triedIds: writeTriedIds(tried),
         nextAttemptAt: new Date(now.getTime() + eventRetryDelayMs(attempts)),
         lastError: `no delivery has courier id ${ids.join(' or ')} yet`,
       },

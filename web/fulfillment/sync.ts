@@ -12,6 +12,7 @@ import type { AppContext } from '../context.ts';
 import { addEvent } from '../dispatch/service.ts';
 import { parseStoredSettings, type Settings } from '../settings/schema.ts';
 import { ShopifyAdminError, throwOnUserErrors } from '../shopify/admin-api.ts';
+import { readExchange, readLocationStores } from '../db/json-columns.ts';
 import {
   fetchFulfillmentState,
   FULFILLMENT_CREATE,
@@ -168,8 +169,8 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
 /** Shopify locations mapped to the store this delivery was picked up from; null = no mapping in use. */
 async function pickupLocationsOf(ctx: AppContext, d: Loaded): Promise<string[] | null> {
   const env = await ctx.db.courierEnvironment.findUnique({ where: { shopId_environment: { shopId: d.shopId, environment: d.environment ?? 'test' } } });
-  const map: Record<string, string> = JSON.parse(env?.locationStores || '{}');
-  const storeId = d.requestBody ? (JSON.parse(d.requestBody)?.pickup?.storeId as string | undefined) : undefined;
+  const map = readLocationStores(env);
+  const storeId = (readExchange(d.requestBody) as { pickup?: { storeId?: string } } | null)?.pickup?.storeId;
   const locations = Object.entries(map).filter(([, store]) => store === storeId).map(([loc]) => loc);
   return locations.length ? locations : null;
 }

@@ -7,19 +7,14 @@ import { DeliveryApiError } from '../delivery/index.ts';
 import type { EnvironmentName } from '../settings/schema.ts';
 import { courierAccess, requireShop } from '../settings/store.ts';
 import { idsOfTestAnswer, rememberTest, type TestWebhookRecord } from './rematch-policy.ts';
+import { readTestWebhooks, writeTestWebhooks } from '../db/json-columns.ts';
 
 /** Records a test webhook request on the environment, so its event is recognised (web/fulfillment/events.ts). */
 async function recordTest(ctx: AppContext, environmentId: string, rec: TestWebhookRecord): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
     const env = await tx.courierEnvironment.findUniqueOrThrow({ where: { id: environmentId }, select: { testWebhooks: true } });
-    let list: TestWebhookRecord[] = [];
-    try {
-      const v = JSON.parse(env.testWebhooks ?? '[]');
-      if (Array.isArray(v)) list = v;
-    } catch {
-      // start afresh
-    }
-    await tx.courierEnvironment.update({ where: { id: environmentId }, data: { testWebhooks: JSON.stringify(rememberTest(list, rec)) } });
+    const list = readTestWebhooks(env.testWebhooks);
+    await tx.courierEnvironment.update({ where: { id: environmentId }, data: { testWebhooks: writeTestWebhooks(rememberTest(list, rec)) } });
   });
 }
 

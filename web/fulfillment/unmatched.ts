@@ -7,15 +7,7 @@ import { addCourierRefs } from '../dispatch/refs.ts';
 import { ActionError, addEvent } from '../dispatch/service.ts';
 import { BOOKED, type DeliveryStatus } from '../dispatch/status.ts';
 import { applyEvent } from './events.ts';
-
-const parse = (text: string | null): unknown => {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-};
+import { readExchange, readTriedIds } from '../db/json-columns.ts';
 
 export async function countUnmatched(ctx: AppContext, shopDomain: string): Promise<number> {
   return ctx.db.courierEvent.count({ where: { state: 'UNMATCHED', environment: { shop: { domain: shopDomain } } } });
@@ -41,9 +33,9 @@ export async function listUnmatched(ctx: AppContext, shopDomain: string, opts: {
       receivedAt: e.receivedAt,
       attempts: e.attempts,
       nextAttemptAt: e.nextAttemptAt,
-      triedIds: (parse(e.triedIds) as string[] | null) ?? (e.deliveryRef ? [e.deliveryRef] : []),
+      triedIds: readTriedIds(e.triedIds) ?? (e.deliveryRef ? [e.deliveryRef] : []),
       lastError: e.lastError,
-      raw: parse(e.payload),
+      raw: readExchange(e.payload),
     })),
   };
 }

@@ -2,6 +2,7 @@
 // merchant lists them and exports the report, from the admin (/api/data-requests)
 // and the CLI (`data-requests`). Reports are encrypted at rest (web/db/protected-data.ts).
 import type { Db } from '../db/client.ts';
+import { readReport } from '../db/json-columns.ts';
 
 export interface DataRequestSummary {
   id: string;
@@ -20,7 +21,7 @@ export async function listDataRequests(db: Db, shopDomain: string): Promise<Data
     id: r.id,
     dataRequestId: r.dataRequestId,
     customerId: r.customerId,
-    deliveries: (JSON.parse(r.report) as { deliveries?: unknown[] }).deliveries?.length ?? 0,
+    deliveries: readReport(r).deliveries?.length ?? 0,
     receivedAt: r.receivedAt.toISOString(),
     exportedAt: r.exportedAt?.toISOString() ?? null,
   }));
@@ -31,5 +32,5 @@ export async function exportDataRequest(db: Db, shopDomain: string, id: string):
   const row = await db.dataRequest.findFirst({ where: { id, shop: { domain: shopDomain } } });
   if (!row) throw new DataRequestNotFound(`data request ${id} not found`);
   if (!row.exportedAt) await db.dataRequest.update({ where: { id: row.id }, data: { exportedAt: new Date() }, select: { id: true } });
-  return { id: row.id, receivedAt: row.receivedAt.toISOString(), report: JSON.parse(row.report) };
+  return { id: row.id, receivedAt: row.receivedAt.toISOString(), report: readReport(row) };
 }

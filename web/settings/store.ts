@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Db, Tx } from '../db/client.ts';
 import { validateBaseUrl } from '../delivery/url.ts';
 import { maskSecret, type SecretBox } from '../security/crypto.ts';
+import { readLocationStores, writeLocationStores } from '../db/json-columns.ts';
 import { reencryptCanary } from '../security/key-check.ts';
 import {
   applySettingsPatch,
@@ -140,12 +141,12 @@ export async function updateEnvironment(
     }
     if (p.pickupStoreId !== undefined) data.pickupStoreId = p.pickupStoreId;
     if (p.locationStores !== undefined) {
-      const map: Record<string, string> = JSON.parse(current.locationStores || '{}');
+      const map = readLocationStores(current);
       for (const [loc, store] of Object.entries(p.locationStores)) {
         if (store === null) delete map[loc];
         else map[loc] = store;
       }
-      data.locationStores = JSON.stringify(map);
+      data.locationStores = writeLocationStores(map);
     }
     return tx.courierEnvironment.update({ where: { id: current.id }, data });
   });
@@ -207,7 +208,7 @@ export function environmentView(row: EnvRow, box: SecretBox, now = Date.now()): 
       ? { last4: secretView(box, row.webhookSecretPrevEnc).last4, expiresAt: prevUntil, remainingMinutes: Math.ceil((prevUntil.getTime() - now) / 60_000) }
       : null,
     pickupStoreId: row.pickupStoreId,
-    locationStores: JSON.parse(row.locationStores || '{}'),
+    locationStores: readLocationStores(row),
     endpointId: row.endpointId,
     lastWebhookAt: row.lastWebhookAt,
     lastRejectionAt: row.lastRejectionAt,
@@ -247,7 +248,7 @@ export function courierAccessFromRow(row: EnvRow, box: SecretBox, defaultBaseUrl
     clientSecret: row.clientSecretEnc ? box.decrypt(row.clientSecretEnc) : null,
     webhookSecrets: webhookSecretsOf(row, box, now),
     pickupStoreId: row.pickupStoreId,
-    locationStores: JSON.parse(row.locationStores || '{}'),
+    locationStores: readLocationStores(row),
     endpointId: row.endpointId,
   };
 }

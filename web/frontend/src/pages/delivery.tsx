@@ -185,7 +185,7 @@ export function DeliveryPage(props: { id: string }) {
           <s-grid gridTemplateColumns="repeat(auto-fit, minmax(180px, 1fr))" gap="base">
             <Field label="Recipient">{d.dropoff.name ?? '—'}</Field>
             <Field label="Address">{[d.dropoff.address1, d.dropoff.address2, d.dropoff.city, d.dropoff.zip, d.dropoff.countryCode].filter(Boolean).join(', ') || '—'}</Field>
-            <Field label="Phone">{d.overrides?.phone ? `${d.overrides.phone} (corrected; order has ${d.dropoff.phone ?? 'none'})` : (d.dropoff.phone ?? '—')}</Field>
+            <Field label="Phone">{d.dropoff.phone ? `${d.dropoff.phone}${d.overrides?.phone ? ' (corrected)' : ''}` : '—'}</Field>
             <Field label="Map location">
               {d.overrides?.latitude !== undefined
                 ? `${d.overrides.latitude}, ${d.overrides.longitude} (corrected)`

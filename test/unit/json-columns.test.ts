@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { readCheck, readExchange, readLocationStores, readOverridesJson, readTestWebhooks, readTriedIds, writeOverridesJson } from '../../web/db/json-columns.ts';
+
+describe('JSON-in-text columns: each read gives its shape and its default', () => {
+  it.each([
+    ['overrides: empty text is no correction', () => readOverridesJson({ overridesJson: '' }), {}],
+    ['overrides: as written', () => readOverridesJson({ overridesJson: writeOverridesJson({ phone: '082 555 1234', latitude: -26.1, longitude: 28 }) }), { phone: '082 555 1234', latitude: -26.1, longitude: 28 }],
+    ['location stores: none stored', () => readLocationStores({ locationStores: null }), {}],
+    ['location stores: no row', () => readLocationStores(null), {}],
+    ['exchange: not JSON is kept as text', () => readExchange('<html>'), '<html>'],
+    ['exchange: nothing sent', () => readExchange(null), null],
+    ['test webhooks: unreadable text is none', () => readTestWebhooks('{oops'), []],
+    ['test webhooks: not a list is none', () => readTestWebhooks('{"a":1}'), []],
+    ['tried ids: not a list is unknown', () => readTriedIds('"x"'), null],
+    ['tried ids: a list', () => readTriedIds('["a","b"]'), ['a', 'b']],
+    ['check record: unreadable is none', () => readCheck('{oops'), undefined],
+    ['check record: empty is none', () => readCheck(''), undefined],
+  ])('%s', (_n, read, expected) => {
+    expect(read()).toEqual(expected);
+  });
+
+  it('stored corrections outside the correction shape are refused, not passed to dispatch', () => {
+    expect(() => readOverridesJson({ overridesJson: '{"latitude":"north"}' })).toThrow();
+  });
+});

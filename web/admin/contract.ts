@@ -1,0 +1,194 @@
+// The admin API's response shapes, as JSON: one source for the server
+// (checked against the services by web/admin/contract-check.ts) and the
+// embedded pages (web/frontend/src/types.ts re-exports them). Types only, no
+// imports, so the browser bundle gets nothing from here.
+export type Env = 'test' | 'live';
+
+export interface SecretState {
+  set: boolean;
+  last4: string | null;
+}
+
+export interface Checks {
+  credentialsSet: boolean;
+  connectionOk: boolean;
+  connectionTestedAt: string | null;
+  pickupStoreSet: boolean;
+  webhookSecretSet: boolean;
+  webhookVerified: boolean;
+}
+
+export interface EnvironmentInfo {
+  environment: Env;
+  baseUrl: string | null;
+  defaultBaseUrl: string | null;
+  clientId: string | null;
+  clientSecret: SecretState;
+  webhookSecret: SecretState;
+  /** The replaced webhook secret while the courier may still sign with it. */
+  previousWebhookSecret: { last4: string | null; expiresAt: string; remainingMinutes: number } | null;
+  pickupStoreId: string | null;
+  locationStores: Record<string, string>;
+  endpointId: string;
+  webhookUrl: string;
+  lastWebhookAt: string | null;
+  lastRejectionAt: string | null;
+  lastRejectionReason: string | null;
+  checks: Checks;
+  lastConnectionTest: { ok: boolean; at: string; message: string; current: boolean | null } | null;
+  lastWebhookTest: { ok: boolean; at: string; message: string; sent: boolean; received: boolean; verified: boolean } | null;
+}
+
+export interface Settings {
+  activeEnvironment: Env;
+  autoDispatch: boolean;
+  eligibility: { shippingLines: string[]; countries: string[]; dispatchTestOrders: boolean };
+  serviceType: string;
+  sellerType: string;
+  fulfilmentType: string;
+  package: { defaultWeightKg: string; sizes: Array<{ maxKg: string; size: string }>; largestSize: string; category: string };
+  maxDeliveryPrice: string | null;
+  fulfillment: {
+    trigger: 'accepted' | 'driver_assigned' | 'delivered';
+    notifyCustomer: boolean;
+    courierName: string;
+    trackingUrlTemplate: string | null;
+    eventMapping: Record<string, string>;
+  };
+  reconcile: { staleAfterMinutes: number };
+}
+
+export interface OnboardingStep {
+  id: 'credentials' | 'connection' | 'pickupStore' | 'webhook' | 'testWebhook' | 'autoDispatch' | 'live';
+  title: string;
+  done: boolean;
+  detail: string;
+}
+
+export interface Onboarding {
+  environment: Env;
+  complete: boolean;
+  steps: OnboardingStep[];
+  canSwitchToLive: boolean;
+  liveBlocker: string | null;
+}
+
+export interface SettingsPayload {
+  shop: string;
+  settings: Settings;
+  environments: Record<Env, EnvironmentInfo>;
+  onboarding: Onboarding;
+}
+
+export interface ShopLocation {
+  id: string;
+  gid: string;
+  name: string;
+  isActive: boolean;
+  fulfillsOnlineOrders: boolean;
+  city: string | null;
+  countryCode: string | null;
+}
+
+export type Action = 'dispatch' | 'retry' | 'fix' | 'redispatch' | 'check' | 'resolve';
+
+export interface TimelineEvent {
+  id: string;
+  kind: string;
+  status: string | null;
+  message: string | null;
+  source: string;
+  applied: boolean;
+  occurredAt: string;
+  receivedAt: string;
+}
+
+export interface DeliverySummary {
+  id: string;
+  orderName: string | null;
+  shopifyOrderId: string;
+  environment: string | null;
+  status: string;
+  statusLabel: string;
+  attention: { code: string | null; title: string; hint: string | null; detail: string | null } | null;
+  price: string | null;
+  currency: string | null;
+  dispatchJobId: string | null;
+  courierOrderId: string | null;
+  courierStatus: string | null;
+  trackingUrl: string | null;
+  lastEvent: TimelineEvent | null;
+  actions: Action[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeliveryDetail extends DeliverySummary {
+  courierDeliveryId: string | null;
+  courierOrderStatus: string | null;
+  requestId: string | null;
+  idempotencyKey: string | null;
+  generation: number;
+  tries: number;
+  lastError: string | null;
+  fulfillmentId: string | null;
+  dispatchedAt: string | null;
+  redacted: boolean;
+  dropoff: {
+    name: string | null;
+    address1: string | null;
+    address2: string | null;
+    city: string | null;
+    province: string | null;
+    zip: string | null;
+    countryCode: string | null;
+    /** The phone the courier gets (E.164), the corrected one when set; the refused number while it is not valid. */
+    phone: string | null;
+    latitude: number | null;
+    longitude: number | null;
+  } | null;
+  overrides: { phone?: string; latitude?: number; longitude?: number; name?: string; address1?: string; address2?: string; city?: string; email?: string } | null;
+  request: unknown;
+  response: unknown;
+  requestText: string | null;
+  responseText: string | null;
+  timeline: TimelineEvent[];
+}
+
+export interface DeliveryList {
+  deliveries: DeliverySummary[];
+  nextCursor: string | null;
+  counts: Record<string, number>;
+  /** Courier events that match no delivery (web/fulfillment/unmatched.ts). */
+  unmatchedEvents?: number;
+  /** Deliveries the courier booked more than once, until marked resolved. */
+  duplicateBookings?: number;
+}
+
+export interface ActionResult {
+  message: string;
+  delivery: DeliveryDetail;
+}
+
+export interface CheckResult {
+  environment: Env;
+  ok: boolean;
+  message: string;
+  testedAt: string;
+}
+
+export interface UnmatchedEvent {
+  id: string;
+  eventId: string;
+  environment: string;
+  type: string;
+  deliveryRef: string | null;
+  status: string | null;
+  occurredAt: string | null;
+  receivedAt: string;
+  attempts: number;
+  nextAttemptAt: string | null;
+  triedIds: string[];
+  lastError: string | null;
+  raw: unknown;
+}

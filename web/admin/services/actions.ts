@@ -1,0 +1,64 @@
+// The merchant's actions on a delivery, for the admin API and the CLI alike:
+// each runs its web/dispatch/service.ts function in one transaction, then
+// wakes the queue. Which statuses allow which action is decided there (and
+// shown by web/admin/views.ts actionsFor), not here.
+import type { AppContext } from '../../context.ts';
+import type { Tx } from '../../db/client.ts';
+import { dispatchNow, fixAndRetry, recordAndDispatch, redispatch, retryDelivery } from '../../dispatch/service.ts';
+import { checkDeliveryNow } from '../../fulfillment/reconcile.ts';
+import { ensureShop } from '../../settings/store.ts';
+import { fetchOrderAsPayload } from '../../shopify/operations.ts';
+
+export type QueueAction = 'dispatch' | 'retry' | 'redispatch' | 'fix';
+
+const RUN: Record<QueueAction, (ctx: AppContext, tx: Tx, domain: string, id: string, input: unknown) => Promise<unknown>> = {
+  dispatch: (ctx, tx, domain, id) => dispatchNow(tx, ctx.queue, domain, id),
+  retry: (ctx, tx, domain, id) => retryDelivery(tx, ctx.queue, domain, id),
+  redispatch: (ctx, tx, domain, id) => redispatch(tx, ctx.queue, domain, id),
+  // The correction is checked by the one validator (web/dispatch/fix.ts) inside fixAndRetry.
+  fix: (ctx, tx, domain, id, input) => fixAndRetry(tx, ctx.queue, domain, id, input),
+};
+
+/** What the admin tells the merchant after each action. */
+export const DONE: Record<QueueAction, string> = {
+  dispatch: 'Queued for dispatch',
+  retry: 'Queued again',
+  redispatch: 'Queued for a new delivery',
+  fix: 'Corrected and queued again',
+};
+
+/** Runs an action; throws ActionError (FixValidationError for a refused correction) when the delivery does not allow it. */
+export async function runAction(ctx: AppContext, domain: string, id: string, action: QueueAction, input?: unknown): Promise<void> {
+  await ctx.db.$transaction((tx) => RUN[action](ctx, tx, domain, id, input));
+  ctx.queue.notify();
+}
+
+/**
+ * Dispatch a Shopify order now: the recorded delivery when we have one, else
+ * the order fetched from Shopify and recorded. Null when Shopify has no such order.
+ */
+export async function dispatchOrder(ctx: AppContext, domain: string, orderId: string, knownId: string | null): Promise<{ deliveryId: string; orderName: string | null } | null> {
+  if (knownId) {
+    await runAction(ctx, domain, knownId, 'dispatch');
+    return { deliveryId: knownId, orderName: null };
+  }
+  const payload = await fetchOrderAsPayload(ctx.admin, domain, orderId);
+  if (!payload) return null;
+  const deliveryId = await ctx.db.$transaction((tx) => recordAndDispatch(tx, ctx.queue, domain, payload));
+  ctx.queue.notify();
+  return { deliveryId, orderName: typeof payload.name === 'string' ? payload.name : null };
+}
+
+/** Reads the delivery at the courier now, with the merchant's message for the result. */
+export async function checkNow(ctx: AppContext, domain: string, id: string) {
+  const r = await checkDeliveryNow(ctx, domain, id);
+  const message = r.result === 'failed' ? 'The courier could not be read; see the log' : r.result === 'changed' ? `Courier status: ${r.courierStatus}` : 'No change at the courier';
+  return { ...r, message };
+}
+
+/** The known delivery of an order on this shop, creating the shop row first (a dispatch may record one). */
+export async function knownDeliveryId(ctx: AppContext, domain: string, orderId: string): Promise<string | null> {
+  const shop = await ensureShop(ctx.db, domain);
+  const known = await ctx.db.delivery.findFirst({ where: { shopId: shop.id, shopifyOrderId: orderId } });
+  return known?.id ?? null;
+}
