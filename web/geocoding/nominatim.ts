@@ -9,7 +9,7 @@
 // several instances or heavier use need a self-hosted Nominatim (GEOCODER_URL).
 import { Agent, request, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { parseRetryAfter } from '../delivery/retry.ts';
+import { parseRetryAfter } from '../retry/policy.ts';
 import { normalisePart } from './address.ts';
 import { PUBLIC_NOMINATIM_URL } from './config.ts';
 import {
