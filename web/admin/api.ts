@@ -21,7 +21,7 @@ import { checkDeliveryNow, CheckNowError } from '../fulfillment/reconcile.ts';
 import { attachEvent, countUnmatched, dismissEvent, listUnmatched, resolveDuplicates } from '../fulfillment/unmatched.ts';
 import { checkFix } from '../dispatch/fix.ts';
 import { ActionError, dispatchNow, fixAndRetry, problemsMessage, recordAndDispatch, redispatch, retryDelivery } from '../dispatch/service.ts';
-import { DELIVERY_STATUSES } from '../dispatch/status.ts';
+import { DELIVERY_STATUSES } from '../lifecycle/machine.ts';
 import { sendTestWebhook, type TestWebhookResult } from '../fulfillment/test-webhook.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { isStorable, storableDate } from '../security/text.ts';

@@ -11,7 +11,7 @@ import {
   redispatch,
   retryDelivery,
 } from '../dispatch/service.ts';
-import { DELIVERY_STATUSES } from '../dispatch/status.ts';
+import { DELIVERY_STATUSES } from '../lifecycle/machine.ts';
 import { ENVIRONMENTS, SettingsValidationError, type EnvironmentName } from '../settings/schema.ts';
 import {
   courierAccess,
