@@ -127,6 +127,8 @@ describe('refusals name what is allowed', () => {
     [plain('CREATED'), 'dispatch', 'delivery is CREATED; dispatch is not possible (only from SKIPPED)'],
     [plain('CREATED'), 'needs_attention', 'delivery is CREATED; needs_attention is not possible (only from PENDING)'],
     [plain('PENDING'), 'check', 'delivery is PENDING; check is not possible (only from CREATED, IN_PROGRESS, CANCEL_REQUESTED_IN_SHOPIFY)'],
+    [plain('SKIPPED'), 'check', 'delivery is SKIPPED; check is not possible (only from CREATED, IN_PROGRESS, CANCEL_REQUESTED_IN_SHOPIFY)'],
+    [plain('SKIPPED'), 'needs_attention', 'delivery is SKIPPED; needs_attention is not possible (only from PENDING)'],
   ])('%j %s', (facts, event, message) => {
     expect(decide(facts, event)).toEqual({ ok: false, from: facts.status, event, message });
   });
