@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   allowedActions, BOOKED, decide, DELIVERY_STATUSES, factsOf, liveTestOrder, MERCHANT_ACTIONS, newGeneration, nextStatus, statesFor, TRANSITIONS,
-  type DeliveryStatus, type Facts, type LifecycleEvent,
+  type CurrentRow, type DeliveryStatus, type Facts, type LifecycleEvent,
 } from '../../web/lifecycle/machine.ts';
 
 type From = DeliveryStatus | 'NEW';
@@ -167,8 +167,8 @@ describe('re-sending', () => {
 });
 
 describe('facts from a stored row', () => {
-  const base = { id: 'd1', status: 'FAILED', generation: 2, reasonCode: 'courier_unavailable', courierOrderId: null, tries: 0 };
-  it.each<[string, Partial<typeof base> & { courierOrderId?: string | null }, Partial<Facts>]>([
+  const base: CurrentRow = { id: 'd1', status: 'FAILED', generation: 2, reasonCode: 'courier_unavailable', courierOrderId: null, tries: 0 };
+  it.each<[string, Partial<CurrentRow>, Partial<Facts>]>([
     ['nothing sent', {}, { status: 'FAILED', reasonCode: 'courier_unavailable', courierOrder: false, sent: false }],
     ['tried once', { tries: 1 }, { courierOrder: false, sent: true }],
     ['booked', { courierOrderId: 'ord_1' }, { courierOrder: true, sent: true }],
