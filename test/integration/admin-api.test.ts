@@ -379,7 +379,7 @@ describe('deliveries', () => {
     const { orderId } = await placeOrder(s, sim, { shipping_lines: [{ title: 'Standard', code: 'standard' }] });
     const skipped = await waitForStatus(s.app, shop, orderId, 'SKIPPED');
     const listed = (await api.get(`/api/deliveries?q=${encodeURIComponent(skipped.orderName!)}`)).body.deliveries;
-    expect(listed[0]).toMatchObject({ status: 'SKIPPED', attention: { code: 'shipping_method', title: 'Not a same-day shipping method' }, actions: ['dispatch', 'fix'] });
+    expect(listed[0]).toMatchObject({ status: 'SKIPPED', attention: { code: 'shipping_method', title: 'Not a same-day shipping method' }, actions: ['dispatch', 'fix', 'redispatch'] });
     expect((await api.post(`/api/deliveries/${skipped.id}/dispatch`)).status).toBe(200);
     await waitForStatus(s.app, shop, orderId, 'CREATED');
 

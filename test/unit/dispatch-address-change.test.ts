@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideAddressChange, type AddressChangeInput } from '../../web/dispatch/address-change.ts';
 import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
-import type { DeliveryStatus } from '../../web/dispatch/status.ts';
+import type { DeliveryStatus } from '../../web/lifecycle/machine.ts';
 import { paidOrder, type OrderPayload } from '../support/orders.ts';
 
 const original = paidOrder();

@@ -1,30 +1,9 @@
 // What the admin API returns for deliveries: plain JSON for people, with the
 // attention reason in plain words and the actions the current status allows
-// (the same rules as web/dispatch/service.ts enforces). Never a secret: a
-// delivery holds none (the courier request is the order, not credentials).
-import type { DeliveryStatus, ReasonCode } from '../dispatch/status.ts';
-
-/** The merchant's actions, by the service function that performs them. */
-export type DeliveryAction = 'dispatch' | 'retry' | 'fix' | 'redispatch' | 'check' | 'resolve';
-
-export function actionsFor(status: string, reasonCode: string | null = null): DeliveryAction[] {
-  const resolve: DeliveryAction[] = reasonCode === 'duplicate_courier_orders' ? ['resolve'] : [];
-  switch (status as DeliveryStatus) {
-    case 'CREATED':
-    case 'IN_PROGRESS':
-    case 'CANCEL_REQUESTED_IN_SHOPIFY':
-      return ['check', ...resolve];
-    case 'DELIVERED':
-      return resolve;
-    case 'SKIPPED':
-      return ['dispatch', 'fix'];
-    case 'NEEDS_ATTENTION':
-    case 'FAILED':
-      return ['retry', 'fix', 'redispatch'];
-    default:
-      return [];
-  }
-}
+// (allowedActions: the lifecycle table web/dispatch/service.ts enforces). Never
+// a secret: a delivery holds none (the courier request is the order, not credentials).
+import type { ReasonCode } from '../dispatch/status.ts';
+import { allowedActions, factsOf, type DeliveryStatus } from '../lifecycle/machine.ts';
 
 /** Status → what it means, for badges and filters. */
 export const STATUS_LABELS: Record<DeliveryStatus, string> = {
@@ -148,7 +127,7 @@ export function deliverySummary(d: DeliveryRowLike, lastEvent: EventRowLike | nu
     courierStatus: d.courierStatus ?? null,
     trackingUrl: trackingUrl(opts.trackingUrlTemplate ?? null, d),
     lastEvent: lastEvent ? eventView(lastEvent) : null,
-    actions: actionsFor(d.status, d.reasonCode),
+    actions: allowedActions(factsOf(d)),
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };

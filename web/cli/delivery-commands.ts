@@ -1,7 +1,7 @@
 // CLI commands for deliveries: list, show, and the merchant's actions, through
 // the same services as the admin API (web/admin/services).
 import { readExchange } from '../db/json-columns.ts';
-import { DELIVERY_STATUSES } from '../dispatch/status.ts';
+import { DELIVERY_STATUSES } from '../lifecycle/machine.ts';
 import { checkDeliveryNow, CheckNowError, reconcileOnce } from '../fulfillment/reconcile.ts';
 import { findShop } from '../settings/store.ts';
 import { dispatchOrder, runAction } from '../admin/services/actions.ts';

@@ -24,10 +24,14 @@ import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
 import { readOrderJson, readOverridesJson, writeCourierOrders } from '../db/json-columns.ts';
-import { addEvent, problemsMessage } from './service.ts';
+import { problemsMessage } from './service.ts';
 import { errorMessage } from '../ops/errors.ts';
-import { enqueueRematch, enqueueSync } from '../fulfillment/events.ts';
+import { enqueueRematch } from '../fulfillment/events.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
+import { decide, factsOf, liveTestOrder } from '../lifecycle/machine.ts';
+import { enqueueSync } from '../lifecycle/effects.ts';
+import { addEvent } from '../lifecycle/timeline.ts';
+import { transition, transitionLatest } from '../lifecycle/transition.ts';
 import type { Problem, ReasonCode } from './status.ts';
 
 // The dispatch job is the one layer that retries a courier create (web/retry/budget.ts).
@@ -58,14 +62,11 @@ export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeo
   });
 }
 
-async function attention(ctx: AppContext, d: { id: string; generation: number }, code: ReasonCode, message: string, extra: Record<string, unknown> = {}) {
-  await ctx.db.$transaction(async (tx) => {
-    const n = await tx.delivery.updateMany({
-      where: { id: d.id, generation: d.generation, status: 'PENDING' },
-      data: { status: 'NEEDS_ATTENTION', reasonCode: code, reason: message, ...extra },
-    });
-    if (n.count) await addEvent(tx, d.id, { kind: 'attention', message });
-  });
+async function attention(ctx: AppContext, d: { id: string; generation: number; reasonCode: string | null; courierOrderId: string | null; tries: number }, code: ReasonCode, message: string, extra: Record<string, unknown> = {}) {
+  await ctx.db.$transaction((tx) =>
+    transition(tx, null, { ...d, status: 'PENDING' }, {
+      event: 'needs_attention', data: { reasonCode: code, reason: message, ...extra }, timeline: { kind: 'attention', message },
+    }));
   ctx.log.warn({ deliveryId: d.id, reason: code }, `delivery needs attention: ${message}`);
 }
 
@@ -79,7 +80,8 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   const env = (d.environment ?? 'test') as EnvironmentName;
   const settings = parseStoredSettings(d.shop.settings);
   const order = readOrderJson(d);
-  if (order.test && env === 'live') return attention(ctx, d, 'test_order_live', 'Test orders are never sent to the live courier');
+  const testOrder = liveTestOrder(order.test, env);
+  if (testOrder) return attention(ctx, d, testOrder.code, testOrder.message);
 
   let access;
   try {
@@ -254,42 +256,44 @@ export async function recordCreated(
 ): Promise<void> {
   const env = access.environment;
   await ctx.db.$transaction(async (tx) => {
-    const current = await tx.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
-    if (current.generation !== generation) return;
-    // Cancelled in Shopify while the call was in flight: the courier order exists, so say so.
-    const cancelled = current.status === 'SKIPPED' && current.reasonCode === 'cancelled';
-    await tx.delivery.update({
-      where: { id: deliveryId },
-      data: {
-        status: cancelled ? 'CANCEL_REQUESTED_IN_SHOPIFY' : current.status === 'PENDING' ? 'CREATED' : current.status,
-        ...(cancelled
-          ? { reasonCode: 'cancel_with_courier', reason: `Order was cancelled in Shopify while it was being booked: cancel courier job ${r.dispatchId} in the courier portal` }
-          : { reasonCode: null, reason: null }),
-        courierOrderId: r.orderId,
-        courierOrderStatus: r.orderStatus,
-        // An adopted order read may lack some of these (web/dispatch/booking.ts adoptedResult).
-        dispatchJobId: r.dispatchId || null,
-        requestId: r.requestId || null,
-        deliveryPrice: r.deliveryPrice || null,
-        currency: r.currency || null,
-        responseBody: r.responseText,
-        lastError: null,
-        createSentAt: null,
-        dispatchedAt: current.dispatchedAt ?? new Date(),
-        writebackPending: true,
-        ...(r.deliveryId ? { courierDeliveryId: r.deliveryId } : {}),
-      },
+    const done = await transitionLatest(tx, ctx.queue, deliveryId, (current) => {
+      if (current.generation !== generation) return null;
+      // Cancelled in Shopify while the call was in flight: the courier order exists, so say so.
+      const next = decide(factsOf(current), 'booked');
+      const cancelled = next.ok && next.to === 'CANCEL_REQUESTED_IN_SHOPIFY' && next.from !== next.to;
+      return {
+        event: 'booked',
+        data: {
+          ...(cancelled
+            ? { reasonCode: 'cancel_with_courier', reason: `Order was cancelled in Shopify while it was being booked: cancel courier job ${r.dispatchId} in the courier portal` }
+            : { reasonCode: null, reason: null }),
+          courierOrderId: r.orderId,
+          courierOrderStatus: r.orderStatus,
+          // An adopted order read may lack some of these (web/dispatch/booking.ts adoptedResult).
+          dispatchJobId: r.dispatchId || null,
+          requestId: r.requestId || null,
+          deliveryPrice: r.deliveryPrice || null,
+          currency: r.currency || null,
+          responseBody: r.responseText,
+          lastError: null,
+          createSentAt: null,
+          dispatchedAt: current.dispatchedAt ?? new Date(),
+          writebackPending: true,
+          ...(r.deliveryId ? { courierDeliveryId: r.deliveryId } : {}),
+        },
+        timeline: {
+          kind: 'created',
+          status: r.orderStatus,
+          source: 'courier',
+          message: `Courier order ${r.orderId} created: job ${r.dispatchId || 'not given'}, ${r.deliveryPrice ? `${r.deliveryPrice} ${r.currency}` : 'price not given'}`,
+        },
+      };
     });
+    if (!done.applied) return;
+    const current = done.row!;
     // This generation's ids are new: no webhook could have taught us them before this commit.
     const refs = ([['order', r.orderId], ['dispatch', r.dispatchId], ['delivery', r.deliveryId]] as const).filter(([, v]) => !!v);
     await tx.courierRef.createMany({ data: refs.map(([kind, value]) => ({ deliveryId, shopId: current.shopId, environment: env, generation, kind, value: value! })) });
-    await addEvent(tx, deliveryId, {
-      kind: 'created',
-      status: r.orderStatus,
-      source: 'courier',
-      message: `Courier order ${r.orderId} created: job ${r.dispatchId || 'not given'}, ${r.deliveryPrice ? `${r.deliveryPrice} ${r.currency}` : 'price not given'}`,
-    });
-    await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.writeback, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}` });
     // With the trigger "accepted" the fulfillment is due now; otherwise the first status webhook brings it.
     if (fulfilNow) await enqueueSync(ctx, tx, deliveryId);
     // Webhooks that beat this answer can match now.
@@ -299,13 +303,10 @@ export async function recordCreated(
 
 async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown): Promise<void> {
   const message = `Courier could not be reached after every retry: ${errorMessage(error)}`;
-  await ctx.db.$transaction(async (tx) => {
-    const n = await tx.delivery.updateMany({
-      where: { id: job.deliveryId, generation: job.generation, status: 'PENDING' },
-      data: { status: 'FAILED', reasonCode: 'courier_unavailable', reason: message, lastError: errorMessage(error) },
-    });
-    if (n.count) await addEvent(tx, job.deliveryId, { kind: 'failed', message });
-  });
+  await ctx.db.$transaction((tx) =>
+    transition(tx, null, { id: job.deliveryId, generation: job.generation, status: 'PENDING', reasonCode: null, courierOrderId: null, tries: 0 }, {
+      event: 'booking_failed', data: { reasonCode: 'courier_unavailable', reason: message, lastError: errorMessage(error) }, timeline: { kind: 'failed', message },
+    }));
   ctx.log.error({ deliveryId: job.deliveryId, err: errorMessage(error) }, 'dispatch failed after the last attempt');
 }
 

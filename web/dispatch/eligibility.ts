@@ -4,6 +4,7 @@
 import type { Settings } from '../settings/schema.ts';
 import type { OrderSnapshot } from './order.ts';
 import type { Problem } from './status.ts';
+import { liveTestOrder } from '../lifecycle/machine.ts';
 
 export type Eligibility = { dispatch: true } | ({ dispatch: false } & Problem);
 
@@ -19,9 +20,8 @@ export function decideEligibility(order: OrderSnapshot, settings: Settings, opts
   const skip = (code: Problem['code'], message: string): Eligibility => ({ dispatch: false, code, message });
 
   if (order.cancelled_at) return skip('cancelled', 'Order was cancelled in Shopify');
-  if (order.test && settings.activeEnvironment === 'live') {
-    return skip('test_order_live', 'Test orders are never sent to the live courier');
-  }
+  const testOrder = liveTestOrder(order.test, settings.activeEnvironment);
+  if (testOrder) return skip(testOrder.code, testOrder.message);
   if (order.test && !settings.eligibility.dispatchTestOrders) {
     return skip('test_order', 'Test orders are not dispatched (see dispatch rules)');
   }

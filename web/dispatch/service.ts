@@ -19,41 +19,14 @@ import { OrderPayloadError, orderIdOf, parseOrderSnapshot, type OrderSnapshot, t
 import { checkFix } from './fix.ts';
 import { readOrderJson, readOverridesJson, writeOrderJson, writeOverridesJson } from '../db/json-columns.ts';
 import { isSuccess } from '../fulfillment/progress.ts';
-import { ACTIONABLE, BOOKED, type DeliveryStatus, type Problem } from './status.ts';
-
-import { JOBS, type DeliveryJobData, type DispatchJobData } from '../jobs/names.ts';
+import type { Problem } from './status.ts';
+import { decide, factsOf, newGeneration, type MerchantAction } from '../lifecycle/machine.ts';
+import { ActionError, createDelivery, merchantTransition, transitionLatest } from '../lifecycle/transition.ts';
+import { addEvent } from '../lifecycle/timeline.ts';
 import { storableDeep } from '../security/text.ts';
 
-export class ActionError extends Error {
-  readonly status: number;
-  constructor(message: string, status = 409) {
-    super(message);
-    this.status = status;
-  }
-}
-
-export async function addEvent(
-  tx: Tx,
-  deliveryId: string,
-  e: { kind: string; message?: string | null; status?: string | null; source?: string; applied?: boolean; courierEventId?: string | null; occurredAt?: Date },
-) {
-  await tx.deliveryEvent.create({
-    data: {
-      deliveryId,
-      kind: e.kind,
-      message: e.message ?? null,
-      status: e.status ?? null,
-      source: e.source ?? 'app',
-      applied: e.applied ?? true,
-      courierEventId: e.courierEventId ?? null,
-      occurredAt: e.occurredAt ?? new Date(),
-    },
-  });
-}
-
-export async function enqueueDispatch(tx: Tx, queue: JobQueue, deliveryId: string, generation: number): Promise<void> {
-  await queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId, generation }, { singletonKey: `dispatch:${deliveryId}:${generation}` });
-}
+// Kept here so the admin API and the CLI import merchant actions from one place.
+export { ActionError };
 
 /**
  * A payload we cannot read will not improve on redelivery, and Shopify drops
@@ -90,13 +63,13 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
     const settings = parseStoredSettings(shopRow.settings);
     const decision = decideEligibility(order, settings);
     const now = new Date();
-    const delivery = await tx.delivery.create({
+    const delivery = await createDelivery(tx, queue, decision.dispatch ? 'received' : 'received_skipped', (status) => tx.delivery.create({
       data: {
         shopId: shopRow.id,
         shopifyOrderId,
         orderName: order.name,
         environment: settings.activeEnvironment,
-        status: decision.dispatch ? 'PENDING' : 'SKIPPED',
+        status,
         reasonCode: decision.dispatch ? null : decision.code,
         reason: decision.dispatch ? null : decision.message,
         orderJson: writeOrderJson(order),
@@ -109,9 +82,8 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
         },
       },
       select: { id: true },
-    });
+    }));
     if (decision.dispatch) {
-      await enqueueDispatch(tx, queue, delivery.id, 1);
       afterCommit(() => queue.notify());
       log.info({ deliveryId: delivery.id, orderName: order.name }, 'order queued for dispatch');
     } else {
@@ -124,28 +96,33 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
 export const ordersCancelledHandler: TopicHandler = async ({ tx, shop, payload, log }) => {
   const order = readOrder(payload, log);
   if (!order) return;
-  const d = await tx.delivery.findFirst({ where: { shop: { domain: shop }, shopifyOrderId: orderIdOf(order) } });
-  if (!d) {
+  const found = await tx.delivery.findFirst({ where: { shop: { domain: shop }, shopifyOrderId: orderIdOf(order) }, select: { id: true } });
+  if (!found) {
     log.info('orders/cancelled for an order we never received; nothing to do');
     return;
   }
-  const status = d.status as DeliveryStatus;
-  if (status === 'DELIVERED' || status === 'CANCEL_REQUESTED_IN_SHOPIFY' || (status === 'SKIPPED' && d.reasonCode === 'cancelled')) {
-    await addEvent(tx, d.id, { kind: 'shopify_cancelled', message: 'Order cancelled in Shopify', source: 'shopify' });
-    return;
+  const r = await transitionLatest(tx, null, found.id, (d) => {
+    const next = decide(factsOf(d), 'shopify_cancelled');
+    if (next.ok && next.row.to === 'CANCEL_REQUESTED_IN_SHOPIFY') {
+      // The Delivery Orders API has no cancel endpoint: the merchant must cancel in the courier portal.
+      const message = `Order was cancelled in Shopify after it was booked: cancel courier job ${d.dispatchJobId ?? d.courierOrderId} in the courier portal`;
+      return { event: 'shopify_cancelled', data: { reasonCode: 'cancel_with_courier', reason: message }, timeline: { kind: 'shopify_cancelled', message, source: 'shopify' } };
+    }
+    if (next.ok && next.row.to === 'SKIPPED') {
+      // PENDING (the job will find it no longer PENDING), NEEDS_ATTENTION, FAILED, SKIPPED.
+      return {
+        event: 'shopify_cancelled', data: { reasonCode: 'cancelled', reason: 'Order was cancelled in Shopify' },
+        timeline: { kind: 'shopify_cancelled', message: 'Order cancelled in Shopify before dispatch; it will not be sent', source: 'shopify' },
+      };
+    }
+    return { event: 'shopify_cancelled', timeline: { kind: 'shopify_cancelled', message: 'Order cancelled in Shopify', source: 'shopify' } };
+  });
+  if (!r.applied) return;
+  if (r.decision.row.to === 'CANCEL_REQUESTED_IN_SHOPIFY') {
+    log.warn({ deliveryId: found.id, dispatchJobId: r.row?.dispatchJobId }, 'booked order cancelled in Shopify: the merchant must cancel with the courier');
+  } else if (r.decision.row.to === 'SKIPPED') {
+    log.info({ deliveryId: found.id }, 'order cancelled before dispatch');
   }
-  if (BOOKED.includes(status) || d.courierOrderId) {
-    // The Delivery Orders API has no cancel endpoint: the merchant must cancel in the courier portal.
-    const message = `Order was cancelled in Shopify after it was booked: cancel courier job ${d.dispatchJobId ?? d.courierOrderId} in the courier portal`;
-    await tx.delivery.update({ where: { id: d.id }, data: { status: 'CANCEL_REQUESTED_IN_SHOPIFY', reasonCode: 'cancel_with_courier', reason: message } });
-    await addEvent(tx, d.id, { kind: 'shopify_cancelled', message, source: 'shopify' });
-    log.warn({ deliveryId: d.id, dispatchJobId: d.dispatchJobId }, 'booked order cancelled in Shopify: the merchant must cancel with the courier');
-    return;
-  }
-  // PENDING (the job will find it no longer PENDING), NEEDS_ATTENTION, FAILED, SKIPPED.
-  await tx.delivery.update({ where: { id: d.id }, data: { status: 'SKIPPED', reasonCode: 'cancelled', reason: 'Order was cancelled in Shopify' } });
-  await addEvent(tx, d.id, { kind: 'shopify_cancelled', message: 'Order cancelled in Shopify before dispatch; it will not be sent', source: 'shopify' });
-  log.info({ deliveryId: d.id }, 'order cancelled before dispatch');
 };
 
 // --- merchant actions -------------------------------------------------------
@@ -159,47 +136,55 @@ async function loadForAction(tx: Tx, shopDomain: string, deliveryId: string): Pr
 }
 
 /**
- * Puts a delivery back in the queue. A new generation (and so a new
- * Idempotency-Key) is used when the courier may hold a different request under
- * the current key; otherwise the stored request is resent unchanged, which is
- * what makes retrying after an unknown outcome safe.
+ * Performs a merchant action the lifecycle table allows. Going back to PENDING,
+ * a new generation (and so a new Idempotency-Key) is used when the courier may
+ * hold a different request under the current key; otherwise the stored request
+ * is resent unchanged, which is what makes retrying after an unknown outcome safe.
  */
-async function requeue(
-  tx: Tx,
-  queue: JobQueue,
-  d: DeliveryRow,
-  opts: { newGeneration: boolean; rebuild: boolean; note: string; overrides?: Overrides },
-) {
-  const generation = opts.newGeneration ? d.generation + 1 : d.generation;
-  const data: Record<string, unknown> = { status: 'PENDING', reasonCode: null, reason: null, lastError: null, generation };
-  if (opts.overrides) data.overridesJson = writeOverridesJson(opts.overrides);
-  if (opts.newGeneration || opts.rebuild) {
+async function act(tx: Tx, queue: JobQueue, d: DeliveryRow, action: MerchantAction, note: string, overrides?: Overrides) {
+  const facts = factsOf(d, { courierProgress: isSuccess(d.courierStatus) ? 'delivered' : d.courierStatusRank > 0 ? 'moving' : 'booked' });
+  const decision = decide(facts, action);
+  if (!decision.ok) throw new ActionError(decision.message);
+  const row = decision.row;
+  if (row.manualEligibility) {
+    // Sent although it was skipped: bypasses auto-dispatch and the shipping-method/country rules, nothing else.
+    const settings = parseStoredSettings((await tx.shop.findUniqueOrThrow({ where: { id: d.shopId } })).settings);
+    const eligible = decideEligibility(readOrderJson(d), settings, { manual: true });
+    if (!eligible.dispatch) throw new ActionError(eligible.message, 422);
+  }
+  const data: Record<string, unknown> = { reasonCode: null, reason: null, lastError: null };
+  if (row.to === 'BY_PROGRESS') {
+    // Only the Shopify write-back failed: release its lease so the sync runs at once.
+    data.syncLockedUntil = null;
+    await merchantTransition(tx, queue, d, { event: action, data, facts, timeline: { kind: 'requeued', message: note, source: 'merchant' } });
+    return;
+  }
+  const fresh = newGeneration(row, facts);
+  const generation = fresh ? d.generation + 1 : d.generation;
+  data.generation = generation;
+  if (overrides) data.overridesJson = writeOverridesJson(overrides);
+  if (row.request === 'rebuild') {
     // A rebuilt request goes to the environment active now; a resent one stays where it was sent.
     const settings = parseStoredSettings((await tx.shop.findUniqueOrThrow({ where: { id: d.shopId } })).settings);
     Object.assign(data, { requestBody: null, idempotencyKey: null, createSentAt: null, tries: 0, environment: settings.activeEnvironment });
   }
-  if (opts.newGeneration) {
+  if (fresh) {
     Object.assign(data, {
       responseBody: null, requestId: null, courierOrderId: null, courierOrderStatus: null, dispatchJobId: null, courierDeliveryId: null,
       deliveryPrice: null, currency: null, courierStatus: null, courierStatusRank: 0, courierStatusAt: null, fulfillmentId: null,
       shopifyStatus: null, dispatchedAt: null, courierOrders: null, learnAfter: null, learnReads: 0,
     });
   }
-  // Guard only what this decision rests on: background bookkeeping (sync watermarks, timestamps) may change freely.
-  const n = await tx.delivery.updateMany({ where: { id: d.id, status: d.status, generation: d.generation }, data });
-  if (n.count !== 1) throw new ActionError('the delivery changed meanwhile; reload and try again');
-  await addEvent(tx, d.id, { kind: 'requeued', message: opts.note, source: 'merchant' });
-  await enqueueDispatch(tx, queue, d.id, generation);
+  // Guard only what this decision rests on (id, generation, status): background bookkeeping may change freely.
+  await merchantTransition(tx, queue, d, { event: action, data, facts, generation, timeline: { kind: 'requeued', message: note, source: 'merchant' } });
 }
 
 /** Dispatch a recorded order now, bypassing auto-dispatch and the shipping-method/country rules. */
 export async function dispatchNow(tx: Tx, queue: JobQueue, shopDomain: string, deliveryId: string) {
   const d = await loadForAction(tx, shopDomain, deliveryId);
-  if (d.status !== 'SKIPPED') return retryDelivery(tx, queue, shopDomain, deliveryId);
-  const settings = parseStoredSettings((await tx.shop.findUniqueOrThrow({ where: { id: d.shopId } })).settings);
-  const decision = decideEligibility(readOrderJson(d), settings, { manual: true });
-  if (!decision.dispatch) throw new ActionError(decision.message, 422);
-  await requeue(tx, queue, d, attentionRequeue(d, 'Dispatch requested by the merchant'));
+  // Anything but a skipped order: "dispatch now" means retry it.
+  if (!decide(factsOf(d), 'dispatch').ok) return retryDelivery(tx, queue, shopDomain, deliveryId);
+  await act(tx, queue, d, 'dispatch', 'Dispatch requested by the merchant');
 }
 
 /** An order we never received (no webhook, or before install): record it from Shopify's data and queue it. */
@@ -212,32 +197,21 @@ export async function recordAndDispatch(tx: Tx, queue: JobQueue, shopDomain: str
   const settings = parseStoredSettings(shopRow.settings);
   const decision = decideEligibility(order, settings, { manual: true });
   if (!decision.dispatch) throw new ActionError(decision.message, 422);
-  const d = await tx.delivery.create({
+  const d = await createDelivery(tx, queue, 'recorded_by_merchant', (status) => tx.delivery.create({
     data: {
-      shopId: shopRow.id, shopifyOrderId, orderName: order.name, environment: settings.activeEnvironment, status: 'PENDING',
+      shopId: shopRow.id, shopifyOrderId, orderName: order.name, environment: settings.activeEnvironment, status,
       orderJson: writeOrderJson(order), customerId: order.customer?.id ?? null,
     },
-  });
+  }));
   await addEvent(tx, d.id, { kind: 'received', message: `Order ${order.name} dispatched by the merchant`, source: 'merchant' });
-  await enqueueDispatch(tx, queue, d.id, 1);
   return d.id;
 }
 
-/** FAILED: resend the stored request (same key). NEEDS_ATTENTION: rebuild from the order. */
+/** FAILED: resend the stored request (same key). NEEDS_ATTENTION: rebuild from the order, or only write Shopify again. */
 export async function retryDelivery(tx: Tx, queue: JobQueue, shopDomain: string, deliveryId: string) {
   const d = await loadForAction(tx, shopDomain, deliveryId);
-  if (d.status === 'NEEDS_ATTENTION' && d.reasonCode === 'shopify_error' && d.courierOrderId) {
-    // The courier side is fine; only the Shopify write-back failed: write it again.
-    const status = isSuccess(d.courierStatus) ? 'DELIVERED' : d.courierStatusRank > 0 ? 'IN_PROGRESS' : 'CREATED';
-    await tx.delivery.update({ where: { id: d.id }, data: { status, reasonCode: null, reason: null, lastError: null, syncLockedUntil: null } });
-    await addEvent(tx, d.id, { kind: 'requeued', message: 'Shopify update retried', source: 'merchant' });
-    await queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId: d.id });
-    return;
-  }
-  if (d.status === 'FAILED') return requeue(tx, queue, d, { newGeneration: false, rebuild: false, note: 'Retry requested' });
-  if (d.status === 'NEEDS_ATTENTION') return requeue(tx, queue, d, attentionRequeue(d, 'Retry requested'));
-  if (d.status === 'SKIPPED') throw new ActionError('delivery was skipped; use dispatch now to send it');
-  throw new ActionError(`delivery is ${d.status}; nothing to retry`);
+  const writebackOnly = d.status === 'NEEDS_ATTENTION' && d.reasonCode === 'shopify_error' && d.courierOrderId !== null;
+  await act(tx, queue, d, 'retry', writebackOnly ? 'Shopify update retried' : 'Retry requested');
 }
 
 /** A correction refused by the validator (web/dispatch/fix.ts), with an error per field. */
@@ -254,26 +228,14 @@ export async function fixAndRetry(tx: Tx, queue: JobQueue, shopDomain: string, d
   const d = await loadForAction(tx, shopDomain, deliveryId);
   const checked = checkFix(input, readOrderJson(d));
   if (!checked.ok) throw new FixValidationError(checked.errors);
-  if (!['NEEDS_ATTENTION', 'FAILED', 'SKIPPED'].includes(d.status)) throw new ActionError(`delivery is ${d.status}; it cannot be changed now`);
   const overrides = { ...readOverridesJson(d), ...checked.fix };
-  return requeue(tx, queue, d, { ...attentionRequeue(d, `Corrected ${Object.keys(checked.fix).join(', ')} and retried`), rebuild: true, overrides });
+  await act(tx, queue, d, 'fix', `Corrected ${Object.keys(checked.fix).join(', ')} and retried`, overrides);
 }
 
-/** After a courier-side failure or cancellation: book a new delivery under a new key. */
+/** After a courier-side failure or cancellation, or for a skipped order: book a new delivery (a new key once the courier saw the old one). */
 export async function redispatch(tx: Tx, queue: JobQueue, shopDomain: string, deliveryId: string) {
   const d = await loadForAction(tx, shopDomain, deliveryId);
-  if (!ACTIONABLE.includes(d.status as DeliveryStatus)) throw new ActionError(`delivery is ${d.status}; only failed or attention deliveries can be re-dispatched`);
-  return requeue(tx, queue, d, { newGeneration: d.tries > 0 || d.courierOrderId !== null, rebuild: true, note: 'Re-dispatch requested' });
-}
-
-/**
- * From NEEDS_ATTENTION: when the courier never received a request under the
- * current key (our own checks stopped it), rebuild under the same generation;
- * when it did (the courier refused or failed it), use a new generation.
- */
-function attentionRequeue(d: DeliveryRow, note: string) {
-  const sent = d.tries > 0 || d.courierOrderId !== null;
-  return { newGeneration: sent, rebuild: true, note };
+  await act(tx, queue, d, 'redispatch', 'Re-dispatch requested');
 }
 
 export function problemsMessage(problems: Problem[]): string {

@@ -1,31 +1,5 @@
-// The lifecycle of a Delivery (one per Shopify order), as stored in Delivery.status.
-//
-//   PENDING ──dispatch job──▶ CREATED ──courier events──▶ IN_PROGRESS ──▶ DELIVERED
-//      │                         │                             │
-//      ├─▶ SKIPPED (rules)       └─▶ CANCEL_REQUESTED_IN_SHOPIFY (order cancelled after booking)
-//      ├─▶ NEEDS_ATTENTION (merchant must fix: data, credentials, courier refusal, courier failure)
-//      └─▶ FAILED (transient errors outlasted every retry)
-//
-// SKIPPED, NEEDS_ATTENTION and FAILED are where a merchant acts: dispatch now,
-// fix and retry, retry, or re-dispatch (a new generation and Idempotency-Key).
-export const DELIVERY_STATUSES = [
-  'PENDING',
-  'SKIPPED',
-  'NEEDS_ATTENTION',
-  'FAILED',
-  'CREATED',
-  'IN_PROGRESS',
-  'DELIVERED',
-  'CANCEL_REQUESTED_IN_SHOPIFY',
-] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-/** Statuses in which a courier order exists for the current generation. */
-export const BOOKED: readonly DeliveryStatus[] = ['CREATED', 'IN_PROGRESS', 'DELIVERED', 'CANCEL_REQUESTED_IN_SHOPIFY'];
-
-/** Statuses a merchant can send (again) from. */
-export const ACTIONABLE: readonly DeliveryStatus[] = ['SKIPPED', 'NEEDS_ATTENTION', 'FAILED'];
-
+// Why a delivery is where it is (Delivery.reasonCode). The statuses themselves,
+// and every way between them, are the lifecycle table: web/lifecycle/machine.ts.
 export type ReasonCode =
   | 'cancelled'
   | 'shop_uninstalled'

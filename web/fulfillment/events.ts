@@ -8,13 +8,15 @@
 // about our recent bookings whose delivery id we have not learned yet.
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
-import { addCourierRefs } from '../dispatch/refs.ts';
+import { addCourierRefs } from './refs.ts';
 import { errorMessage } from '../ops/errors.ts';
-import { addEvent } from '../dispatch/service.ts';
-import type { DeliveryStatus } from '../dispatch/status.ts';
-import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobData } from '../jobs/names.ts';
+import type { DeliveryStatus } from '../lifecycle/machine.ts';
+import { enqueueSync } from '../lifecycle/effects.ts';
+import { addEvent } from '../lifecycle/timeline.ts';
+import { transitionLatest } from '../lifecycle/transition.ts';
+import { JOBS, type CourierEventJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
-import { decideEvent, normaliseStatus } from './progress.ts';
+import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from './progress.ts';
 import {
   eventRetryDelayMs, idsOfEvent, isRequestedTest, learnDelayMs, READS_PER_EVENT, READS_PER_PASS, RECENT_REFS_MS, RETRY_FOR_MS, EVENTS_PER_PASS,
 } from './rematch-policy.ts';
@@ -41,27 +43,30 @@ export interface StatusInput {
  * events safe: a lower rank can never overwrite a higher one.
  */
 export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date): Promise<boolean> {
-  const d = await tx.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
   const status = normaliseStatus(input.status);
-  const decision = decideEvent({ status: d.status as DeliveryStatus, courierStatus: d.courierStatus, courierStatusRank: d.courierStatusRank }, status);
-  let applied = false;
-  if (decision.apply) {
-    const n = await tx.delivery.updateMany({
-      where: { id: deliveryId, courierStatusRank: { lt: decision.rank } },
+  let decision: EventDecision | undefined;
+  // The rank guard in the UPDATE, with the lifecycle's status guard: after a concurrent change the event is decided again.
+  const r = await transitionLatest(tx, null, deliveryId, (d) => {
+    const decided = decideEvent({ status: d.status as DeliveryStatus, courierStatus: d.courierStatus, courierStatusRank: d.courierStatusRank }, status);
+    decision = decided;
+    if (!decided.apply) return null;
+    return {
+      event: courierEventFor(decided.courierStatus),
+      where: { courierStatusRank: { lt: decided.rank } },
       data: {
-        courierStatus: decision.courierStatus,
-        courierStatusRank: decision.rank,
+        courierStatus: decided.courierStatus,
+        courierStatusRank: decided.rank,
         courierStatusAt: input.occurredAt,
         lastEventAt: now,
-        status: decision.status,
-        ...(decision.attention ? { reasonCode: decision.attention.code, reason: decision.attention.message } : {}),
+        ...(decided.attention ? { reasonCode: decided.attention.code, reason: decided.attention.message } : {}),
       },
-    });
-    applied = n.count === 1;
-  }
+    };
+  });
+  if (!r.row) throw new Error(`delivery ${deliveryId} not found`);
+  const applied = r.applied;
   if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now } });
   // A read that reports the status we already hold is not news: no timeline line per reconcile pass.
-  if (!applied && input.source === 'reconcile' && !decision.apply && decision.why === 'duplicate') return false;
+  if (!applied && input.source === 'reconcile' && !decision!.apply && decision!.why === 'duplicate') return false;
   await addEvent(tx, deliveryId, {
     kind: 'courier_status',
     status,
@@ -69,7 +74,7 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
     source: input.source === 'webhook' ? 'courier' : 'reconcile',
     courierEventId: input.courierEventId ?? null,
     occurredAt: input.occurredAt,
-    message: applied ? (decision.apply && decision.attention ? decision.attention.message : null) : WHY_TEXT[decision.apply ? 'stale' : decision.why],
+    message: applied ? (decision!.apply && decision!.attention ? decision!.attention.message : null) : WHY_TEXT[decision!.apply ? 'stale' : decision!.why],
   });
   return applied;
 }
@@ -208,19 +213,6 @@ export async function applyEvent(ctx: AppContext, eventRowId: string, deliveryId
   });
   if (applied) ctx.queue.notify();
   return applied;
-}
-
-/**
- * Statuses often arrive in bursts and are processed concurrently, so one may
- * be recorded a moment after a later one. Waiting briefly lets a burst be
- * written to Shopify together, in progression order, instead of a late lower
- * status falling below what Shopify already shows.
- */
-export const SYNC_DELAY_MS = 750;
-
-export async function enqueueSync(ctx: AppContext, tx: Tx, deliveryId: string): Promise<void> {
-  // No singleton key: a sync queued while another runs must not be dropped; the lease in sync.ts serialises them.
-  await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId }, { startAfterMs: SYNC_DELAY_MS });
 }
 
 export interface RematchReport {

@@ -7,7 +7,7 @@
 // anything else is "unknown": recorded and shown, never applied, and nothing
 // is sent to Shopify for it.
 import type { FULFILLMENT_TRIGGERS, ShopifyEventStatus } from '../settings/schema.ts';
-import type { DeliveryStatus } from '../dispatch/status.ts';
+import { nextStatus, type DeliveryStatus, type SystemEvent } from '../lifecycle/machine.ts';
 
 export const TERMINAL_RANK = 100;
 
@@ -85,6 +85,14 @@ export function triggerRank(trigger: (typeof FULFILLMENT_TRIGGERS)[number]): num
   return trigger === 'accepted' ? RANKS.accepted! : trigger === 'driver_assigned' ? RANKS.driver_assigned! : TERMINAL_RANK;
 }
 
+/** The lifecycle event a known courier status is (web/lifecycle/machine.ts decides what it does to the delivery). */
+export function courierEventFor(status: string): Extract<SystemEvent, `courier_${string}`> {
+  const s = normaliseStatus(status);
+  if (FAILURE.has(s)) return 'courier_failed';
+  if (SUCCESS.has(s)) return 'courier_delivered';
+  return (RANKS[s] ?? 0) > BOOKED_RANK ? 'courier_moving' : 'courier_acknowledged';
+}
+
 export interface CurrentProgress {
   status: DeliveryStatus;
   courierStatus: string | null;
@@ -110,21 +118,15 @@ export function decideEvent(current: CurrentProgress, incoming: string): EventDe
   // Same rank: the same step again (or a synonym of it, e.g. collected after picked_up).
   if (rank === current.courierStatusRank) return { apply: false, why: 'duplicate' };
 
-  let next: DeliveryStatus = current.status;
+  // Every courier status is legal in every state (the courier is the truth); the table says where it leads.
+  const next: DeliveryStatus = nextStatus({ status: current.status }, courierEventFor(status)) ?? current.status;
   let attention: { code: 'courier_failed' | 'courier_cancelled'; message: string } | null = null;
-  if (FAILURE.has(status)) {
+  if (FAILURE.has(status) && next === 'NEEDS_ATTENTION') {
     const cancelled = status === 'cancelled' || status === 'canceled';
     attention = {
       code: cancelled ? 'courier_cancelled' : 'courier_failed',
       message: cancelled ? 'The courier cancelled the delivery; re-dispatch to book a new one' : `The courier reports the delivery ${status}; re-dispatch to book a new one`,
     };
-    // A delivery the merchant already flagged as cancelled in Shopify keeps that status.
-    next = current.status === 'CANCEL_REQUESTED_IN_SHOPIFY' ? current.status : 'NEEDS_ATTENTION';
-    if (next !== 'NEEDS_ATTENTION') attention = null;
-  } else if (SUCCESS.has(status)) {
-    next = 'DELIVERED';
-  } else if ((current.status === 'CREATED' || current.status === 'PENDING') && rank > BOOKED_RANK) {
-    next = 'IN_PROGRESS';
   }
   return { apply: true, courierStatus: status, rank, status: next, attention };
 }

@@ -3,11 +3,12 @@
 // staleAfterMinutes, read GET /v1/orders/:id and apply its status as if an
 // event had arrived. Also retries matching of UNMATCHED events.
 import type { AppContext } from '../context.ts';
-import { addCourierRefs } from '../dispatch/refs.ts';
+import { addCourierRefs } from './refs.ts';
+import { enqueueSync } from '../lifecycle/effects.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings, type EnvironmentName } from '../settings/schema.ts';
 import { courierAccess } from '../settings/store.ts';
-import { applyCourierStatus, enqueueSync, rematchEvents } from './events.ts';
+import { applyCourierStatus, rematchEvents } from './events.ts';
 import { TERMINAL_RANK } from './progress.ts';
 
 export interface ReconcileReport {

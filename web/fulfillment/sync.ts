@@ -9,7 +9,8 @@
 //   tracking number (the dispatch job id) is adopted, which covers a crash
 //   between Shopify's answer and our write.
 import type { AppContext } from '../context.ts';
-import { addEvent } from '../dispatch/service.ts';
+import { addEvent } from '../lifecycle/timeline.ts';
+import { transitionLatest } from '../lifecycle/transition.ts';
 import { parseStoredSettings, type Settings } from '../settings/schema.ts';
 import { ShopifyAdminError, throwOnUserErrors } from '../shopify/admin-api.ts';
 import { readExchange, readLocationStores } from '../db/json-columns.ts';
@@ -186,9 +187,12 @@ export function trackingUrl(template: string, d: { dispatchJobId: string | null;
 }
 
 export async function shopifyAttention(ctx: AppContext, deliveryId: string, message: string): Promise<void> {
-  await ctx.db.$transaction(async (tx) => {
-    await tx.delivery.update({ where: { id: deliveryId }, data: { status: 'NEEDS_ATTENTION', reasonCode: 'shopify_error', reason: message, lastError: message } });
-    await addEvent(tx, deliveryId, { kind: 'attention', source: 'shopify', message });
-  });
+  // Only a booked delivery (or one already needing attention) can be held on Shopify's refusal; one re-queued meanwhile is left alone.
+  await ctx.db.$transaction((tx) =>
+    transitionLatest(tx, null, deliveryId, () => ({
+      event: 'shopify_refused',
+      data: { reasonCode: 'shopify_error', reason: message, lastError: message },
+      timeline: { kind: 'attention', source: 'shopify', message },
+    })));
   ctx.log.warn({ deliveryId, err: message }, 'fulfillment write-back needs attention');
 }

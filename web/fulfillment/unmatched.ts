@@ -3,9 +3,10 @@
 // id is learned, and every waiting event naming it applies) or dismissed.
 // Shared by the admin API and the CLI.
 import type { AppContext } from '../context.ts';
-import { addCourierRefs } from '../dispatch/refs.ts';
-import { ActionError, addEvent } from '../dispatch/service.ts';
-import { BOOKED, type DeliveryStatus } from '../dispatch/status.ts';
+import { addCourierRefs } from './refs.ts';
+import { allowedActions, BOOKED, factsOf, type DeliveryStatus } from '../lifecycle/machine.ts';
+import { addEvent } from '../lifecycle/timeline.ts';
+import { ActionError } from '../lifecycle/transition.ts';
 import { applyEvent } from './events.ts';
 import { readExchange, readTriedIds } from '../db/json-columns.ts';
 
@@ -90,7 +91,7 @@ export async function dismissEvent(ctx: AppContext, shopDomain: string, eventRow
 export async function resolveDuplicates(ctx: AppContext, shopDomain: string, deliveryId: string): Promise<void> {
   const d = await ctx.db.delivery.findFirst({ where: { id: deliveryId, shop: { domain: shopDomain } } });
   if (!d) throw new ActionError(`delivery ${deliveryId} not found`, 404);
-  if (d.reasonCode !== 'duplicate_courier_orders') throw new ActionError('this delivery has no duplicate courier orders to resolve');
+  if (!allowedActions(factsOf(d)).includes('resolve')) throw new ActionError('this delivery has no duplicate courier orders to resolve');
   await ctx.db.$transaction(async (tx) => {
     await tx.delivery.update({ where: { id: d.id }, data: { reasonCode: null, reason: null } });
     await addEvent(tx, d.id, { kind: 'duplicates_resolved', source: 'merchant', message: `Marked resolved: the extra courier orders were cancelled; tracking ${d.courierOrderId}` });

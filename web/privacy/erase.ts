@@ -2,7 +2,7 @@
 // period for deliveries in a final state). What the merchant needs for
 // accounting stays: order name and id, amounts, courier ids, statuses.
 import type { Db, Tx } from '../db/client.ts';
-import type { DeliveryStatus } from '../dispatch/status.ts';
+import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import type { Logger } from '../ops/logger.ts';
 import { redactJsonText, scrubText } from './redact.ts';
 

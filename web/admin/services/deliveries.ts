@@ -2,7 +2,7 @@
 // first). findDeliveries is the query the admin list and the CLI share.
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { DELIVERY_STATUSES } from '../../dispatch/status.ts';
+import { DELIVERY_STATUSES } from '../../lifecycle/machine.ts';
 import { countUnmatched } from '../../fulfillment/unmatched.ts';
 import { isStorable, storableDate } from '../../security/text.ts';
 import { fieldErrors, parseStoredSettings } from '../../settings/schema.ts';

@@ -1,0 +1,100 @@
+// Performs what machine.ts decides. Every status change of a Delivery goes
+// through here (intake creates through createDelivery; the rest through
+// transition / transitionLatest / merchantTransition).
+//
+// Guarantees:
+// - A change is ONE conditional UPDATE: where id, generation and the status the
+//   decision was made on (plus any extra condition the caller adds, e.g. a rank
+//   guard). A concurrent change makes it match nothing, and nothing is written.
+// - The timeline entry and the effects' jobs are written in the same
+//   transaction, and only when the update matched.
+// - An illegal (state, event) pair writes nothing: background callers get
+//   `applied: false`, merchant actions an ActionError naming the allowed states.
+// - transitionLatest re-reads and decides again after a concurrent change, so
+//   a background fact (a courier answer, a cancellation) is never dropped.
+import type { Tx } from '../db/client.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import { decide, factsOf, type CurrentRow, type Decision, type DeliveryStatus, type Facts, type LifecycleEvent, type MerchantAction } from './machine.ts';
+import { runEffects } from './effects.ts';
+import { addEvent, type TimelineEntry } from './timeline.ts';
+
+/** A merchant action refused (409 unless said), or a delivery not found (404). */
+export class ActionError extends Error {
+  readonly status: number;
+  constructor(message: string, status = 409) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export interface Plan {
+  event: LifecycleEvent;
+  /** Fields written together with the status. */
+  data?: Record<string, unknown>;
+  /** Conditions beyond id, generation and status. */
+  where?: Record<string, unknown>;
+  timeline?: TimelineEntry | null;
+  facts?: Partial<Facts>;
+  /** The generation the effects' jobs belong to, when the change starts a new one. */
+  generation?: number;
+}
+
+export type Outcome =
+  | { applied: true; to: DeliveryStatus; decision: Extract<Decision, { ok: true }> }
+  | { applied: false; conflict: boolean; decision: Decision | null };
+
+export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, plan: Plan): Promise<Outcome> {
+  const decision = decide(factsOf(d, plan.facts), plan.event);
+  if (!decision.ok) return { applied: false, conflict: false, decision };
+  const data = plan.data ?? {};
+  // Nothing to write (e.g. a cancellation of a delivered order): only the timeline records it.
+  if (decision.to !== d.status || Object.keys(data).length > 0) {
+    const n = await tx.delivery.updateMany({
+      where: { ...plan.where, id: d.id, generation: d.generation, status: d.status },
+      data: { ...data, status: decision.to },
+    });
+    if (n.count !== 1) return { applied: false, conflict: true, decision };
+  }
+  if (plan.timeline) await addEvent(tx, d.id, plan.timeline);
+  await runEffects(tx, queue, decision.row.effects, d.id, plan.generation ?? d.generation);
+  return { applied: true, to: decision.to, decision };
+}
+
+type DeliveryRow = NonNullable<Awaited<ReturnType<Tx['delivery']['findUnique']>>>;
+
+/**
+ * Reads the delivery, lets `plan` decide on what it holds now (null: nothing to
+ * do), and performs it; after a concurrent change, reads and decides again.
+ */
+export async function transitionLatest(
+  tx: Tx, queue: JobQueue | null, deliveryId: string, plan: (d: DeliveryRow) => Plan | null, attempts = 5,
+): Promise<Outcome & { row: DeliveryRow | null }> {
+  for (let i = 0; i < attempts; i++) {
+    const row = await tx.delivery.findUnique({ where: { id: deliveryId } });
+    const p = row ? plan(row) : null;
+    if (!row || !p) return { applied: false, conflict: false, decision: null, row };
+    const r = await transition(tx, queue, row, p);
+    if (r.applied || !r.conflict) return { ...r, row };
+  }
+  throw new Error(`delivery ${deliveryId} kept changing; try again`);
+}
+
+/** A merchant action on a delivery already read: refused or lost to a concurrent change, it throws ActionError. */
+export async function merchantTransition(tx: Tx, queue: JobQueue, d: CurrentRow, plan: Plan & { event: MerchantAction }): Promise<DeliveryStatus> {
+  const r = await transition(tx, queue, d, plan);
+  if (r.applied) return r.to;
+  if (r.decision && !r.decision.ok) throw new ActionError(r.decision.message);
+  throw new ActionError('the delivery changed meanwhile; reload and try again');
+}
+
+/** A new delivery: its first status comes from the table like every other. */
+export async function createDelivery<T extends { id: string }>(
+  tx: Tx, queue: JobQueue | null, event: 'received' | 'received_skipped' | 'recorded_by_merchant',
+  create: (status: DeliveryStatus) => Promise<T>,
+): Promise<T> {
+  const decision = decide({ status: 'NEW' }, event);
+  if (!decision.ok) throw new Error(decision.message);
+  const row = await create(decision.to);
+  await runEffects(tx, queue, decision.row.effects, row.id, 1);
+  return row;
+}
