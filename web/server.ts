@@ -38,6 +38,10 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
   const log = opts.log ?? createLogger({ level: config.logLevel });
   const box = encryptionBox(config, log);
   if (config.shopify.placeholders) log.warn('SHOPIFY_API_KEY/SHOPIFY_API_SECRET are not set: using development placeholders');
+  // Only the development entry point (dev/start.ts, `npm run dev`) routes Shopify traffic to the simulator.
+  if (config.shopSimulatorUrl && !(globalThis as Record<symbol, unknown>)[Symbol.for('same-day-dispatch.shopSimulatorRouted')]) {
+    log.warn('SHOP_SIMULATOR_URL is set but ignored: this entry point talks to Shopify. Run `npm run dev` to use the shop simulator');
+  }
 
   const readiness: Readiness = { db: null, migrated: false, problem: null };
   let handler: Express = buildStartupApp(log, readiness);

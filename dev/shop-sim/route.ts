@@ -106,5 +106,7 @@ export function routeToShopSimulator(config: Pick<AppConfig, 'shopSimulatorUrl'>
   if (!config.shopSimulatorUrl) return false;
   log.warn({ shopSimulatorUrl: config.shopSimulatorUrl }, 'SHOP_SIMULATOR_URL is set: Shopify traffic for *.myshopify.com goes to the local shop simulator, not Shopify (development only)');
   installShopifyRouting(config.shopSimulatorUrl, log);
+  // Read by web/server.ts, which warns when the variable is set but nothing routed it.
+  (globalThis as Record<symbol, unknown>)[Symbol.for('same-day-dispatch.shopSimulatorRouted')] = config.shopSimulatorUrl;
   return true;
 }

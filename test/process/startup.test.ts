@@ -44,6 +44,18 @@ describe('start-up', () => {
     expect(p.output().trim()).toBe('Configuration error: SHOP_SIMULATOR_URL is not allowed when NODE_ENV=production (it sends Shopify traffic to a local simulator)');
   });
 
+  it('says SHOP_SIMULATOR_URL is ignored by npm start, and routes it under npm run dev (dev/start.ts)', async () => {
+    const start = spawnApp({ PORT: '0', SHOP_SIMULATOR_URL: 'http://127.0.0.1:4020' }, { cwd: tempDir() });
+    running.push(start);
+    await start.url();
+    expect(start.output()).toContain('SHOP_SIMULATOR_URL is set but ignored');
+    const dev = spawnApp({ PORT: '0', SHOP_SIMULATOR_URL: 'http://127.0.0.1:4020' }, { cwd: tempDir(), entry: 'dev/start.ts' });
+    running.push(dev);
+    await dev.url();
+    expect(dev.output()).toContain('goes to the local shop simulator');
+    expect(dev.output()).not.toContain('SHOP_SIMULATOR_URL is set but ignored');
+  });
+
   it('starts with no environment on SQLite, answers /healthz and /readyz, and stops cleanly on SIGTERM', async () => {
     const cwd = tempDir();
     const p = spawnApp({ PORT: '0' }, { cwd });
