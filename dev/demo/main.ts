@@ -1,7 +1,7 @@
 // `npm run demo`: the app doing its whole job on one machine, with no Shopify store
 // and no courier account. It starts the sandbox courier, the shop simulator and the
 // app as child processes over a fresh SQLite database in a temporary directory,
-// installs a demo shop through the real OAuth path, configures it with the operator
+// installs a demo shop through Shopify-managed install and token exchange, configures it with the operator
 // CLI, places every fixture order, prints each step as it happens and ends with a
 // summary table. Exit code 0 when every order ended as expected (see
 // FIXTURE_EXPECTATIONS in merchant.ts), 1 otherwise.

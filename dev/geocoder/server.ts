@@ -35,7 +35,7 @@ function house(no: string, road: string, suburb: string, city: string, state: st
   };
 }
 
-/** Places of the order fixtures (test/fixtures/orders) and the demo. */
+/** Places of the order fixtures (dev/shop-sim/orders) and the demo. */
 export const DEFAULT_PLACES: DoublePlace[] = [
   house('1115', 'Burnett Street', 'Hatfield', 'Pretoria', 'Gauteng', '0083', '-25.7537300', '28.2376800'),
   house('12', 'Rivonia Road', 'Sandhurst', 'Sandton', 'Gauteng', '2196', '-26.1076000', '28.0567000'),
