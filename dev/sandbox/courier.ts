@@ -370,7 +370,11 @@ export async function startSandboxCourier(opts: SandboxOptions = {}): Promise<Ru
     if (typeof key === 'string') entry.idempotencyKey = key;
     requestLog.push(entry);
     if (requestLog.length > MAX_REQUEST_LOG) requestLog = requestLog.slice(-MAX_REQUEST_LOG);
-    res.on('finish', () => (entry.status = res.statusCode));
+    const arrived = performance.now();
+    res.on('finish', () => {
+      entry.status = res.statusCode;
+      entry.ms = Math.round((performance.now() - arrived) * 10) / 10;
+    });
 
     const bytes = await readBody(req);
     if (bytes !== null && method === 'POST') entry.bodySha256 = createHash('sha256').update(bytes).digest('hex');
