@@ -6,7 +6,8 @@
 import { openMigratedDatabase } from '../../web/db/migrate.ts';
 import { startStack, type Stack } from '../../dev/demo/stack.ts';
 import { accountFor, onboardShop, shopDomain } from '../../dev/demo/merchant.ts';
-import { spawnApp, type AppProcess } from '../support/process.ts';
+import { createServer } from 'node:net';
+import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
 import { adminPgUrl } from '../support/paths.ts';
 import { childPidsRunning, courierCounts, cpuMsOf, openLoop, percentile, rssMbOf, summary } from './lib.ts';
 
@@ -59,10 +60,23 @@ export function stackAppPid(): number | undefined {
 
 /** More app instances on the stack's database (PostgreSQL: pg-boss shares the jobs among them). */
 export async function extraInstances(stack: Stack, n: number): Promise<AppProcess[]> {
-  const procs = Array.from({ length: n }, () => spawnApp({ ...stack.appEnv, PORT: '0' }));
-  for (const p of procs) process.once('exit', () => p.child.kill('SIGKILL'));
-  await Promise.all(procs.map((p) => p.url()));
+  const procs: AppProcess[] = [];
+  for (let i = 0; i < n; i++) {
+    const port = await freePort();
+    const p = spawnApp({ ...stack.appEnv, PORT: String(port) });
+    process.once('exit', () => p.child.kill('SIGKILL'));
+    procs.push(p);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, `app instance ${i + 2} to be ready`, 60_000);
+  }
   return procs;
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = srv.address() as { port: number };
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
 }
 
 export async function runOrders(
