@@ -25,7 +25,7 @@ for (const provider of providers) {
       rate: RATE,
       appPids: [stackAppPid()!].filter(Boolean),
       waitForAck: true,
-      timeoutMs: quick ? 120_000 : 900_000,
+      timeoutMs: Number(process.env.BENCH_TIMEOUT_MS ?? (quick ? 120_000 : 900_000)),
       beforeEach: async (i) => {
         // Faults apply to the next matching requests, so adding one per 50 orders fails 2 % of creates.
         if (i % FAIL_EVERY === FAIL_EVERY - 1) {

@@ -99,7 +99,7 @@ export async function runOrders(
   });
   // Read the app's database directly: the CLI would start a Node process each time and take CPU from what is measured.
   const { database } = await openMigratedDatabase(stack.database.url, { poolSize: 1 });
-  const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
+  const deadline = Date.now() + (opts.timeoutMs ?? Number(process.env.BENCH_TIMEOUT_MS ?? 180_000));
   let booked = 0;
   let pendingWb = 0;
   try {
