@@ -28,7 +28,7 @@ if (url.startsWith('postgres')) {
   db.exec(DDL);
   const stmt = db.prepare(SQL.replace(/\$\d/g, '?'));
   insert = async (row) => void stmt.run(...row);
-  close = async () => db.close();
+  close = async () => void db.close();
 }
 
 function validHmac(body: Buffer, header: string | string[] | undefined): boolean {
