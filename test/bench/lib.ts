@@ -75,6 +75,8 @@ export async function startAppProcess(databaseUrl: string, env: Record<string, s
     PORT: '0',
     LOG_LEVEL: 'warn',
     RECONCILE_INTERVAL_SECONDS: '0',
+    // e.g. --cpu-prof --cpu-prof-dir=test-output/profiles (the profile is written when the app exits)
+    ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
     ...env,
   };
   const proc = spawnApp({ ...full, LOG_LEVEL: 'info' });

@@ -21,12 +21,16 @@ export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state",
        WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "queue" = ? AND "singletonKey" = ? AND "state" IN ${LIVE_STATES})
        ON CONFLICT ("id") DO NOTHING`;
 
-/** Binds: lockedBy, lockedUntil, updatedAt, queue, now, limit. */
-export const CLAIM_JOBS = `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
-         WHERE "id" IN (
-           SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" IN ('created', 'retry') AND "runAt" <= ?
-           ORDER BY "runAt", "createdAt" LIMIT ?)
+/**
+ * Claims due jobs of `queues` queues at once, oldest first within each, up to each queue's
+ * free slots. Binds: lockedBy, lockedUntil, updatedAt, then per queue: name, now, limit.
+ */
+export function claimJobs(queues: number): string {
+  const due = `SELECT "id" FROM (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" IN ('created', 'retry') AND "runAt" <= ? ORDER BY "runAt", "createdAt" LIMIT ?)`;
+  return `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
+         WHERE "id" IN (${Array.from({ length: queues }, () => due).join(' UNION ALL ')})
          RETURNING "id", "queue", "payload", "attempts", "maxAttempts", "lastError"`;
+}
 
 /**
  * The UPDATE that stores an attempt's outcome, fenced on (id, state 'active', lockedBy,

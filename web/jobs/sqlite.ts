@@ -33,7 +33,7 @@ import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type 
 import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
 import type { Job, JobInfo, JobState } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
-import { CLAIM_JOBS, INSERT_JOB, outcomeUpdate, sqliteTime } from './sqlite-sql.ts';
+import { claimJobs, INSERT_JOB, outcomeUpdate, sqliteTime } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -240,28 +240,26 @@ export class SqliteJobQueue extends BaseJobQueue {
       const n = await this.reclaim('dead', 'the process running this job stopped before it finished');
       if (n > 0) this.log.warn({ count: n }, 'gave back jobs held by a stopped process');
     }
+    // Every queue with a free slot in ONE statement and transaction: a pass per wake-up was a
+    // transaction per registered queue (7), most of them finding nothing.
+    const wanted: Array<{ reg: Registration; free: number }> = [];
     for (const reg of this.registrations.values()) {
-      if (!this.claiming) return;
       const free = reg.concurrency - (this.running.get(reg.name) ?? 0);
-      if (free <= 0) continue;
-      const rows = await this.claim(reg.name, free);
-      for (const row of rows) this.launch(reg, row);
+      if (free > 0) wanted.push({ reg, free });
     }
-  }
-
-  private claim(name: string, limit: number): Promise<ClaimedRow[]> {
-    const now = Date.now();
-    return this.tx((tx) =>
+    if (!this.claiming || wanted.length === 0) return;
+    const at = Date.now();
+    const rows = await this.tx((tx) =>
       tx.$queryRawUnsafe<ClaimedRow[]>(
-        CLAIM_JOBS,
+        claimJobs(wanted.length),
         this.owner,
-        sqliteTime(now + this.leaseMs),
-        sqliteTime(now),
-        name,
-        sqliteTime(now),
-        limit,
+        sqliteTime(at + this.leaseMs),
+        sqliteTime(at),
+        ...wanted.flatMap((w) => [w.reg.name, sqliteTime(at), w.free]),
       ),
     );
+    const byName = new Map(wanted.map((w) => [w.reg.name, w.reg]));
+    for (const row of rows) this.launch(byName.get(row.queue)!, row);
   }
 
   private launch(reg: Registration, row: ClaimedRow): void {
