@@ -38,7 +38,12 @@ export async function withStack<T>(provider: 'sqlite' | 'postgres', appEnv: Reco
   const stack = await startStack({
     postgresUrl: provider === 'postgres' ? adminPgUrl() : undefined,
     reconcileIntervalSeconds: 0,
-    appEnv: { LOG_LEVEL: 'warn', ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}), ...appEnv },
+    appEnv: {
+      LOG_LEVEL: 'warn',
+      ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
+      ...(process.env.COUNT_STATEMENTS_FILE ? { COUNT_STATEMENTS_FILE: process.env.COUNT_STATEMENTS_FILE } : {}),
+      ...appEnv,
+    },
   }).catch((e: Error) => {
     console.log(`\n${provider}: could not start (${e.message.split('\n')[0]}); skipped`);
     return null;

@@ -82,6 +82,8 @@ export class SqliteJobQueue extends BaseJobQueue {
   private cleanupTimer: NodeJS.Timeout | null = null;
   private tickPromise: Promise<void> | null = null;
   private tickAgain = false;
+  /** The last pass may have left due jobs behind (a queue was full, or got all it asked for). */
+  private maybeMore = true;
   private lastSweep = 0;
   private lastDeadSweep = 0;
 
@@ -121,7 +123,9 @@ export class SqliteJobQueue extends BaseJobQueue {
       req.name,
       req.singletonKey,
     );
-    return inserted === 1 ? req.id : null;
+    if (inserted !== 1) return null;
+    this.maybeMore = true; // due once its transaction commits; the next freed slot or notify() claims it
+    return req.id;
   }
 
   async getJob(name: string, id: string): Promise<JobInfo | null> {
@@ -169,6 +173,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   notify(): void {
+    this.maybeMore = true;
     this.wake();
   }
 
@@ -247,6 +252,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       const free = reg.concurrency - (this.running.get(reg.name) ?? 0);
       if (free > 0) wanted.push({ reg, free });
     }
+    this.maybeMore = wanted.length < this.registrations.size;
     if (!this.claiming || wanted.length === 0) return;
     const at = Date.now();
     const rows = await this.tx((tx) =>
@@ -258,6 +264,9 @@ export class SqliteJobQueue extends BaseJobQueue {
         ...wanted.flatMap((w) => [w.reg.name, sqliteTime(at), w.free]),
       ),
     );
+    const got = new Map<string, number>();
+    for (const row of rows) got.set(row.queue, (got.get(row.queue) ?? 0) + 1);
+    if (wanted.some((w) => got.get(w.reg.name) === w.free)) this.maybeMore = true;
     const byName = new Map(wanted.map((w) => [w.reg.name, w.reg]));
     for (const row of rows) this.launch(byName.get(row.queue)!, row);
   }
@@ -291,7 +300,8 @@ export class SqliteJobQueue extends BaseJobQueue {
       .finally(() => {
         this.inFlight.delete(job.id);
         this.running.set(reg.name, (this.running.get(reg.name) ?? 1) - 1);
-        this.wake();
+        // A freed slot needs a claim now only if jobs may be waiting; otherwise the poll finds new ones.
+        if (this.maybeMore) this.wake();
       });
     this.inFlight.set(job.id, entry);
   }
