@@ -56,7 +56,11 @@ async function handleApi({ state, sender, log }: SandboxRouterDeps, req: Request
   const entry = state.logRequest({ method, path: url.pathname + url.search, route: typeof r === 'object' ? r.route : 'unknown', status: 0 });
   const key = req.headers['idempotency-key'];
   if (typeof key === 'string') entry.idempotencyKey = key;
-  res.on('finish', () => (entry.status = res.statusCode));
+  const arrived = performance.now();
+  res.on('finish', () => {
+    entry.status = res.statusCode;
+    entry.ms = Math.round((performance.now() - arrived) * 10) / 10;
+  });
 
   const bytes = await readBody(req);
   if (bytes !== null && method === 'POST') entry.bodySha256 = createHash('sha256').update(bytes).digest('hex');

@@ -122,6 +122,8 @@ export interface RequestLogEntry {
   idempotencyKey?: string;
   /** SHA-256 of the request body bytes (POST), so tests can prove retries were byte-identical. */
   bodySha256?: string;
+  /** Time from arrival to the response sent, ms (benchmarks split an order's lag with it). */
+  ms?: number;
 }
 
 export interface WebhookLogEntry {

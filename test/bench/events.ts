@@ -1,18 +1,19 @@
-// `npm run bench:events`: signed courier status webhooks at increasing rates
+// `npm run bench:events [-- --db=sqlite,postgres] [--quick]`: signed courier status webhooks at increasing rates
 // against the app's endpoint (the real entry point in a child process): raw-body
 // HMAC check, event stored once per id, processing job enqueued, 200. Prints
 // events/s accepted and p50/p99 acknowledgement latency on SQLite and PostgreSQL.
 import { randomUUID } from 'node:crypto';
 import { signDeliveryWebhook } from '../../web/delivery/index.ts';
-import { benchDatabase, cli, machine, ms, openLoop, pool, startAppProcess, summary } from './lib.ts';
+import { benchArgs, benchDatabase, cli, machine, ms, openLoop, pool, startAppProcess, summary } from './lib.ts';
 
-const RATES = (process.env.BENCH_RATES ?? '50,100,200,400').split(',').map(Number);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const { quick, providers } = benchArgs();
+const RATES = (process.env.BENCH_RATES ?? (quick ? '20' : '50,100,200,400')).split(',').map(Number);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5));
 const SHOP = 'events-bench.myshopify.com';
 const SECRET = 'whsec_bench_events_0123456789';
 
 console.log(`events benchmark: signed delivery.status.updated webhooks, ${SECONDS} s per rate, open loop; ${machine()}`);
-for (const provider of ['sqlite', 'postgres'] as const) {
+for (const provider of providers) {
   const db = await benchDatabase(provider);
   if (!db) continue;
   const app = await startAppProcess(db.url);

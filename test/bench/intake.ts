@@ -1,20 +1,42 @@
-// `npm run bench:intake`: signed orders/paid webhooks at increasing rates
-// against the real app (its entry point in a child process: HMAC check,
-// receipt, Delivery + dispatch job in one transaction), with a bare Express
-// server (also a child process) measured in the same run as the baseline.
-// Prints req/s, p50/p99 acknowledgement latency and the ratio to the baseline.
-// BENCH_COURIER_FLOOD=<n> adds n unsigned courier webhooks per second to one
-// shop's endpoint during each measurement of the app (issue 13: a flood must
-// not slow Shopify intake).
+// `npm run bench:intake [-- --db=sqlite,postgres] [--quick]`: signed orders/paid webhooks
+// against the real app (its entry point in a child process: HMAC check, receipt, Delivery
+// and dispatch job in one transaction) and, in the same run, against the floor
+// (test/bench/floor.ts: raw body → the same HMAC check → one insert through the driver → 200).
+// Prints saturation throughput (closed loop) of both and their ratio, p99 acknowledgement at
+// fixed rates (open loop), the app's CPU per request and its idle RSS, and checks that every
+// acknowledged order was recorded exactly once.
+// BENCH_COURIER_FLOOD=<n> adds n unsigned courier webhooks per second to one shop's endpoint
+// during the fixed-rate runs (issue 13: a flood must not slow Shopify intake).
+import { openMigratedDatabase } from '../../web/db/migrate.ts';
 import { shopifyWebhookHeaders } from '../support/shopify.ts';
 import { paidOrder } from '../support/orders.ts';
 import { spawnApp } from '../support/process.ts';
-import { API_SECRET, benchDatabase, cli, machine, ms, openLoop, pool, startAppProcess, summary } from './lib.ts';
+import { API_SECRET, benchArgs, benchDatabase, cli, closedLoop, cpuMsOf, machine, ms, openLoop, pool, printSummary, rssMbOf, startAppProcess, summary, type Figure } from './lib.ts';
 
-const RATES = (process.env.BENCH_RATES ?? '25,50,100,200').split(',').map(Number);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const { quick, providers } = benchArgs();
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5));
+const RATES = (process.env.BENCH_RATES ?? (quick ? '20' : '50,200')).split(',').map(Number);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? (quick ? 4 : 32));
 const SHOP = 'bench.myshopify.com';
 const FLOOD = Number(process.env.BENCH_COURIER_FLOOD ?? 0);
+const TARGETS = {
+  sqlite: { saturation: 1000, floorShare: 30, p99At200: 25 },
+  postgres: { saturation: 500, floorShare: null, p99At200: 50 },
+} as const;
+
+/** Sends one signed orders/paid for a fresh order; throws unless 200. */
+function sender(url: string) {
+  const client = pool(url);
+  return {
+    client,
+    async send() {
+      const body = JSON.stringify(paidOrder());
+      const res = await client.request({ method: 'POST', path: '/api/webhooks', headers: shopifyWebhookHeaders('orders/paid', SHOP, body, { secret: API_SECRET }), body });
+      await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
+    },
+  };
+}
 
 /** Unsigned courier webhooks at `rate` per second; each must be refused with 401. */
 async function flood(url: string, path: string, rate: number) {
@@ -28,52 +50,73 @@ async function flood(url: string, path: string, rate: number) {
   return r;
 }
 
-async function measure(url: string, rate: number) {
-  const client = pool(url);
-  const bodies = Array.from({ length: Math.round(rate * SECONDS) }, () => JSON.stringify(paidOrder()));
-  // Warm the connection pool and the server's code paths.
-  for (let i = 0; i < 5; i++) {
-    const b = JSON.stringify(paidOrder());
-    await (await client.request({ method: 'POST', path: '/api/webhooks', headers: shopifyWebhookHeaders('orders/paid', SHOP, b, { secret: API_SECRET }), body: b })).body.text();
+/** Saturation (closed loop) and p99 at each fixed rate for one server; counts what it acknowledged. */
+async function measure(url: string, pid: number | undefined, label: string, floodPath?: string) {
+  const s = sender(url);
+  for (let i = 0; i < 10; i++) await s.send(); // warm the connections and code paths
+  let acked = 10;
+  const cpu0 = cpuMsOf(pid);
+  const sat = await closedLoop(CONCURRENCY, SECONDS * 1000, () => s.send());
+  acked += sat.done;
+  const cpuPerRequest = (cpuMsOf(pid) - cpu0) / sat.done;
+  console.log(`${label.padEnd(7)} saturation ${sat.perSecond.toFixed(0).padStart(6)} req/s (${CONCURRENCY} callers, ${sat.errors} errors)  CPU ${cpuPerRequest.toFixed(2)} ms/request`);
+  await new Promise((r) => setTimeout(r, 1_000)); // let the backlog (queued jobs) drain a little
+  const p99: Record<number, number> = {};
+  for (const rate of RATES) {
+    const [r, f] = await Promise.all([openLoop(rate, SECONDS * 1000, () => s.send()), floodPath && FLOOD ? flood(url, floodPath, FLOOD) : null]);
+    if (f?.errors) console.log(`  courier flood: ${f.errors} requests not answered 401`);
+    acked += r.latencies.length;
+    const q = summary(r.latencies);
+    p99[rate] = q.p99;
+    console.log(`${label.padEnd(7)} ${String(rate).padStart(4)}/s offered  ${((r.latencies.length / r.elapsedMs) * 1000).toFixed(1).padStart(7)} req/s  p50 ${ms(q.p50).padStart(9)}  p99 ${ms(q.p99).padStart(9)}  max ${ms(q.max).padStart(9)}  errors ${r.errors}`);
   }
-  const r = await openLoop(rate, SECONDS * 1000, async (i) => {
-    const body = bodies[i]!;
-    const res = await client.request({ method: 'POST', path: '/api/webhooks', headers: shopifyWebhookHeaders('orders/paid', SHOP, body, { secret: API_SECRET }), body });
-    await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
-  });
-  await client.close();
-  return { ...summary(r.latencies), errors: r.errors, rps: (r.latencies.length / r.elapsedMs) * 1000 };
+  await s.client.close();
+  return { saturation: sat.perSecond, cpuPerRequest, p99, acked };
 }
 
-console.log(`intake benchmark: signed orders/paid, ${SECONDS} s per rate, open loop, app and baseline as child processes; ${machine()}`);
-const bare = spawnApp({}, { entry: 'test/bench/bare-express.ts' });
-process.once('exit', () => bare.child.kill('SIGKILL'));
-const bareUrl = await bare.url();
-for (const provider of ['sqlite', 'postgres'] as const) {
+console.log(`intake benchmark: signed orders/paid, ${SECONDS} s per step, saturation with ${CONCURRENCY} callers, fixed rates ${RATES.join(', ')}/s; ${machine()}`);
+const figures: Figure[] = [];
+for (const provider of providers) {
   const db = await benchDatabase(provider);
-  if (!db) continue;
+  const floorDb = db && (await benchDatabase(provider));
+  if (!db || !floorDb) continue;
+  const floor = spawnApp({ FLOOR_DATABASE: floorDb.url, SHOPIFY_API_SECRET: API_SECRET }, { entry: 'test/bench/floor.ts' });
+  process.once('exit', () => floor.child.kill('SIGKILL'));
+  const floorUrl = await floor.url();
   const app = await startAppProcess(db.url);
   // Auto-dispatch on and no courier credentials: every order is recorded and its job queued; the
   // job ends at once in NEEDS_ATTENTION, so workers add realistic but light background load.
   cli(app.env, 'configure', SHOP, '--auto-dispatch', 'on');
   const endpointPath = new URL((JSON.parse(cli(app.env, 'show', SHOP, '--json')) as { environments: { test: { webhookUrl: string } } }).environments.test.webhookUrl).pathname;
-  console.log(`\n${provider}${FLOOD ? ` (with ${FLOOD} unsigned courier webhooks/s to ${endpointPath.slice(0, 30)}…)` : ''}`);
-  console.log(`${'rate'.padStart(8)} ${'req/s'.padStart(8)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'max'.padStart(10)} ${'errors'.padStart(7)}   bare Express p50 / p99   ratio p50 / p99`);
-  for (const rate of RATES) {
-    const base = await measure(bareUrl, rate);
-    const [a, f] = await Promise.all([measure(app.url, rate), FLOOD ? flood(app.url, endpointPath, FLOOD) : null]);
-    if (f?.errors) console.log(`  courier flood: ${f.errors} requests not answered 401`);
-    console.log(
-      `${String(rate).padStart(6)}/s ${a.rps.toFixed(1).padStart(8)} ${ms(a.p50).padStart(10)} ${ms(a.p99).padStart(10)} ${ms(a.max).padStart(10)} ${String(a.errors).padStart(7)}   ${ms(base.p50).padStart(9)} / ${ms(base.p99).padEnd(9)}   ${(a.p50 / base.p50).toFixed(1)}× / ${(a.p99 / base.p99).toFixed(1)}×`,
-    );
-  }
-  const recorded = (JSON.parse(cli(app.env, "deliveries", SHOP, "--limit", "1000", "--json")) as unknown[]).length;
-  console.log(`recorded deliveries: ${recorded}`);
+  await new Promise((r) => setTimeout(r, 2_000));
+  const idleRss = rssMbOf(app.proc.child.pid);
+  console.log(`\n${provider}${FLOOD ? ` (with ${FLOOD} unsigned courier webhooks/s to ${endpointPath.slice(0, 30)}…)` : ''}; app idle RSS ${idleRss.toFixed(0)} MB`);
+  const f = await measure(floorUrl, floor.child.pid, 'floor');
+  const a = await measure(app.url, app.proc.child.pid, 'app', endpointPath);
+  // Exactly once: every acknowledged order is one Delivery (the app may still be running its jobs).
+  const { database } = await openMigratedDatabase(db.url, { poolSize: 1 });
+  const recorded = await database.db.delivery.count();
+  await database.close();
+  console.log(`acknowledged ${a.acked} orders; recorded deliveries ${recorded}`);
+  const t = TARGETS[provider];
+  const share = (a.saturation / f.saturation) * 100;
+  figures.push(
+    { name: `${provider} intake saturation`, value: a.saturation, unit: 'req/s', target: { op: '>=', limit: t.saturation } },
+    { name: `${provider} floor saturation`, value: f.saturation, unit: 'req/s' },
+    { name: `${provider} intake / floor`, value: share, unit: '%', ...(t.floorShare ? { target: { op: '>=' as const, limit: t.floorShare } } : {}) },
+    ...RATES.map((rate): Figure => ({ name: `${provider} intake p99 at ${rate} req/s`, value: a.p99[rate]!, unit: 'ms', ...(rate === 200 ? { target: { op: '<' as const, limit: t.p99At200 } } : {}) })),
+    ...RATES.map((rate): Figure => ({ name: `${provider} floor p99 at ${rate} req/s`, value: f.p99[rate]!, unit: 'ms' })),
+    { name: `${provider} app CPU per intake request`, value: a.cpuPerRequest, unit: 'ms' },
+    { name: `${provider} floor CPU per request`, value: f.cpuPerRequest, unit: 'ms' },
+    { name: `${provider} app idle RSS`, value: idleRss, unit: 'MB', target: { op: '<', limit: 150 } },
+    { name: `${provider} lost`, value: Math.max(0, a.acked - recorded), unit: 'orders', target: { op: '==', limit: 0 } },
+    { name: `${provider} duplicated`, value: Math.max(0, recorded - a.acked), unit: 'orders', target: { op: '==', limit: 0 } },
+  );
   await app.stop();
+  floor.child.kill('SIGTERM');
+  await floor.exited;
   await db.drop();
+  await floorDb.drop();
 }
-bare.child.kill('SIGTERM');
-await bare.exited;
-console.log('\ntarget: intake p99 under 25 ms');
+printSummary('intake', figures);
 process.exit(0);

@@ -52,6 +52,9 @@ import { retryAfterOf } from '../retry/policy.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
 import type { Job, JobInfo, JobRetryPolicy } from './queue.ts';
 
+/** A notify() within this long of an enqueue wakes a worker of that queue (the commit may come later). */
+const RECENT_ENQUEUE_MS = 5_000;
+
 export interface PgBossQueueOptions extends BaseOptions {
   instanceId?: string;
   /** How often idle workers poll (default 1000 ms, at least 500). notify() wakes local workers at once. */
@@ -87,6 +90,8 @@ export class PgBossJobQueue extends BaseJobQueue {
   private readonly deleteAfterSeconds: number;
   private readonly queues = new Map<string, Promise<void>>();
   private started = false;
+  /** When each queue last got a job due now (notify() wakes a worker of those queues). */
+  private readonly lastEnqueue = new Map<string, number>();
 
   constructor(database: Database, opts: PgBossQueueOptions) {
     super(database, opts);
@@ -218,6 +223,7 @@ export class PgBossJobQueue extends BaseJobQueue {
   protected async insert(tx: Tx, req: InsertRequest): Promise<string | null> {
     if (!this.started) throw new Error('start() the pg-boss job queue before enqueueing');
     await this.ensureQueue(req.name);
+    if (req.startAfterMs === 0) this.lastEnqueue.set(req.name, Date.now());
     return this.boss.send(req.name, req.data as object, {
       db: fromPrisma(tx),
       id: req.id,
@@ -232,7 +238,16 @@ export class PgBossJobQueue extends BaseJobQueue {
 
   notify(): void {
     if (!this.started) return;
-    for (const w of this.boss.getWipData()) this.boss.notifyWorker(w.id);
+    // One idle worker per queue that got a job lately: waking every worker of every queue made
+    // each commit cost a fetch query per worker (7 queues × concurrency). Busy workers fetch
+    // again when their job is settled (wakeBusyWorkers); the rest poll.
+    const since = Date.now() - RECENT_ENQUEUE_MS;
+    const woken = new Set<string>();
+    for (const w of this.boss.getWipData()) {
+      if (w.count > 0 || woken.has(w.name) || (this.lastEnqueue.get(w.name) ?? 0) < since) continue;
+      woken.add(w.name);
+      this.boss.notifyWorker(w.id);
+    }
   }
 
   /**

@@ -1,20 +1,9 @@
 // SQLite backend: an in-process worker over the `Job` table of the app's own
 // database (prisma/models.prisma).
 //
-// ONE machine per SQLite database file, normally one app process. Each claim
-// records its owner as `<instanceId>@<host>:<pid>:<random>`. At start-up every
-// job left `active` by an owner that is not alive is given back at once, so
-// the crash/restart path re-runs interrupted jobs without waiting for a lease
-// to run out. An owner counts as alive if it is another queue in this process,
-// or a process on this host whose pid still exists (an old process finishing
-// during a deploy keeps its jobs; a pid reused by an unrelated process only
-// delays the give-back until the lease expires). A killed process stays a
-// zombie until its parent reaps it, and `kill(pid, 0)` still succeeds then, so
-// on Linux /proc/<pid>/stat is read and a zombie counts as dead. Every
-// DEAD_OWNER_SWEEP_MS the worker also gives back jobs of owners on this host
-// that are provably dead, without waiting for their lease. An owner on another
-// host is presumed dead: that is the single-machine rule. Claims themselves are
-// atomic across processes (one UPDATE … RETURNING under SQLite's write lock).
+// ONE machine per SQLite database file, normally one app process; who owns a
+// claim and when an owner counts as dead: sqlite-owners.ts. Claims are atomic
+// across processes (one UPDATE … RETURNING under SQLite's write lock).
 //
 // `maxAttempts` is the job's own (enqueued with one) or 0: the worker's policy
 // decides when the job runs; retry delays always come from the worker's policy.
@@ -37,15 +26,14 @@
 // transaction's uncommitted jobs (running a job whose enqueue then rolls back)
 // and its writes would be rolled back with it. `$transaction` takes the
 // adapter's transaction mutex, so the worker only sees committed rows.
-//
-// Dates are bound as text in Prisma's own SQLite format
-// (2026-01-02T03:04:05.678+00:00), which compares correctly as text.
-import { readFileSync } from 'node:fs';
+// Statements: sqlite-sql.ts.
 import { hostname } from 'node:os';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
 import type { Job, JobInfo, JobState } from './queue.ts';
+import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
+import { claimJobs, INSERT_JOB, outcomeUpdate, sqliteTime } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -74,55 +62,9 @@ interface InFlight {
   released: boolean;
 }
 
-const LIVE_STATES = `('created', 'retry', 'active')`;
-/** Owners (lockedBy) of the queues running in this process. */
-const localOwners = new Set<string>();
-const OWNER = /@([^@]*):(\d+):[0-9a-z]+$/;
-
-/**
- * What we know about the worker that claimed a job (its lockedBy): 'alive' (may still
- * be running it), 'dead' (a process on this host that is gone or a zombie) or
- * 'unknown' (another host, a previous life of this pid, or an unreadable owner).
- */
-export function ownerState(owner: string | null, host = hostname()): 'alive' | 'dead' | 'unknown' {
-  if (!owner) return 'unknown';
-  if (localOwners.has(owner)) return 'alive';
-  const m = OWNER.exec(owner);
-  if (!m || m[1] !== host) return 'unknown';
-  const pid = Number(m[2]);
-  if (pid === process.pid) return 'unknown'; // a previous life of this pid (e.g. PID 1 in a restarted container)
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' ? 'alive' : 'dead';
-  }
-  return isZombie(pid) ? 'dead' : 'alive';
-}
-
-/** Linux: a killed process not yet reaped by its parent (state Z, or X while being reaped). */
-export function isZombie(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (e) {
-    // Gone between kill(0) and here counts as dead; no /proc (macOS) as not a zombie.
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' && process.platform === 'linux';
-  }
-  // "pid (comm) S ...": comm may contain spaces and parentheses, so read after the last ')'.
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state === 'Z' || state === 'X';
-}
-
-/** How often running workers look for jobs held by dead processes on this host. */
-export const DEAD_OWNER_SWEEP_MS = 2_000;
 const DAY = 24 * 60 * 60_000;
 const CLEANUP_EVERY_MS = 10 * 60_000;
 const TX = { maxWait: 15_000, timeout: 15_000 };
-
-/** A time as Prisma's SQLite adapter stores DateTime (ISO 8601 with +00:00). */
-export function sqliteTime(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '+00:00');
-}
 
 export class SqliteJobQueue extends BaseJobQueue {
   readonly backend = 'sqlite' as const;
@@ -140,6 +82,8 @@ export class SqliteJobQueue extends BaseJobQueue {
   private cleanupTimer: NodeJS.Timeout | null = null;
   private tickPromise: Promise<void> | null = null;
   private tickAgain = false;
+  /** The last pass may have left due jobs behind (a queue was full, or got all it asked for). */
+  private maybeMore = true;
   private lastSweep = 0;
   private lastDeadSweep = 0;
 
@@ -167,10 +111,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     // (every() buckets) is ignored rather than raised, so the caller's
     // transaction is not aborted.
     const inserted = await tx.$executeRawUnsafe(
-      `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt")
-       SELECT ?, ?, ?, 'created', ?, ?, 0, ?, ?, ?
-       WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "queue" = ? AND "singletonKey" = ? AND "state" IN ${LIVE_STATES})
-       ON CONFLICT ("id") DO NOTHING`,
+      INSERT_JOB,
       req.id,
       req.name,
       JSON.stringify(req.data),
@@ -182,7 +123,9 @@ export class SqliteJobQueue extends BaseJobQueue {
       req.name,
       req.singletonKey,
     );
-    return inserted === 1 ? req.id : null;
+    if (inserted !== 1) return null;
+    this.maybeMore = true; // due once its transaction commits; the next freed slot or notify() claims it
+    return req.id;
   }
 
   async getJob(name: string, id: string): Promise<JobInfo | null> {
@@ -230,6 +173,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   notify(): void {
+    this.maybeMore = true;
     this.wake();
   }
 
@@ -301,32 +245,30 @@ export class SqliteJobQueue extends BaseJobQueue {
       const n = await this.reclaim('dead', 'the process running this job stopped before it finished');
       if (n > 0) this.log.warn({ count: n }, 'gave back jobs held by a stopped process');
     }
+    // Every queue with a free slot in ONE statement and transaction: a pass per wake-up was a
+    // transaction per registered queue (7), most of them finding nothing.
+    const wanted: Array<{ reg: Registration; free: number }> = [];
     for (const reg of this.registrations.values()) {
-      if (!this.claiming) return;
       const free = reg.concurrency - (this.running.get(reg.name) ?? 0);
-      if (free <= 0) continue;
-      const rows = await this.claim(reg.name, free);
-      for (const row of rows) this.launch(reg, row);
+      if (free > 0) wanted.push({ reg, free });
     }
-  }
-
-  private claim(name: string, limit: number): Promise<ClaimedRow[]> {
-    const now = Date.now();
-    return this.tx((tx) =>
+    this.maybeMore = wanted.length < this.registrations.size;
+    if (!this.claiming || wanted.length === 0) return;
+    const at = Date.now();
+    const rows = await this.tx((tx) =>
       tx.$queryRawUnsafe<ClaimedRow[]>(
-        `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
-         WHERE "id" IN (
-           SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" IN ('created', 'retry') AND "runAt" <= ?
-           ORDER BY "runAt", "createdAt" LIMIT ?)
-         RETURNING "id", "queue", "payload", "attempts", "maxAttempts", "lastError"`,
+        claimJobs(wanted.length),
         this.owner,
-        sqliteTime(now + this.leaseMs),
-        sqliteTime(now),
-        name,
-        sqliteTime(now),
-        limit,
+        sqliteTime(at + this.leaseMs),
+        sqliteTime(at),
+        ...wanted.flatMap((w) => [w.reg.name, sqliteTime(at), w.free]),
       ),
     );
+    const got = new Map<string, number>();
+    for (const row of rows) got.set(row.queue, (got.get(row.queue) ?? 0) + 1);
+    if (wanted.some((w) => got.get(w.reg.name) === w.free)) this.maybeMore = true;
+    const byName = new Map(wanted.map((w) => [w.reg.name, w.reg]));
+    for (const row of rows) this.launch(byName.get(row.queue)!, row);
   }
 
   private launch(reg: Registration, row: ClaimedRow): void {
@@ -358,33 +300,16 @@ export class SqliteJobQueue extends BaseJobQueue {
       .finally(() => {
         this.inFlight.delete(job.id);
         this.running.set(reg.name, (this.running.get(reg.name) ?? 1) - 1);
-        this.wake();
+        // A freed slot needs a claim now only if jobs may be waiting; otherwise the poll finds new ones.
+        if (this.maybeMore) this.wake();
       });
     this.inFlight.set(job.id, entry);
   }
 
   private async settle(job: Job, outcome: Exclude<Outcome, { kind: 'abandoned' }>): Promise<void> {
     const now = Date.now();
-    const fence = `WHERE "id" = ? AND "state" = 'active' AND "lockedBy" = ? AND "attempts" = ?`;
-    const changed = await this.tx((tx) => {
-      switch (outcome.kind) {
-        case 'completed':
-          return tx.$executeRawUnsafe(
-            `UPDATE "Job" SET "state" = 'completed', "lockedBy" = NULL, "lockedUntil" = NULL, "updatedAt" = ? ${fence}`,
-            sqliteTime(now), job.id, this.owner, job.attempt,
-          );
-        case 'retry':
-          return tx.$executeRawUnsafe(
-            `UPDATE "Job" SET "state" = 'retry', "runAt" = ?, "lastError" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "updatedAt" = ? ${fence}`,
-            sqliteTime(now + outcome.delayMs), outcome.message, sqliteTime(now), job.id, this.owner, job.attempt,
-          );
-        case 'failed':
-          return tx.$executeRawUnsafe(
-            `UPDATE "Job" SET "state" = 'failed', "lastError" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "updatedAt" = ? ${fence}`,
-            outcome.message, sqliteTime(now), job.id, this.owner, job.attempt,
-          );
-      }
-    });
+    const { sql, args } = outcomeUpdate(outcome, now);
+    const changed = await this.tx((tx) => tx.$executeRawUnsafe(sql, ...args, job.id, this.owner, job.attempt));
     if (changed !== 1) this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, 'job was given back before its outcome was stored');
   }
 

@@ -1,0 +1,60 @@
+// `npm run bench:flash [-- --db=sqlite,postgres] [--quick]`: a flash sale. 10,000 orders at
+// 200/s through the real processes while the sandbox courier answers 2 % of creates with 503
+// and, every 10 s, a burst of 429s (Retry-After 1). Each placement waits for the app's
+// acknowledgement of orders/paid, so the peak intake p99 (worst 1 s window, as the simulator
+// sees it) is measured. Prints lost and duplicated (the courier's per-reference counts), the
+// time until every order is CREATED, and the app's CPU per order.
+import { benchArgs, machine, ms, printSummary, type Figure } from './lib.ts';
+import { runOrders, stackAppPid, withStack } from './orders.ts';
+
+const { quick, providers } = benchArgs();
+const N = Number(process.env.BENCH_ORDERS ?? (quick ? 50 : 10_000));
+const RATE = Number(process.env.BENCH_RATE ?? (quick ? 25 : 200));
+const FAIL_EVERY = 50; // 2 % of creates
+const BURST_EVERY_S = quick ? 1 : 10;
+const BURST = 20;
+const SIM_RETRIES_MS = [5_000, 10_000, 20_000, 30_000, 60_000, 60_000, 120_000, 120_000, 240_000, 240_000];
+
+console.log(`flash-sale benchmark: ${N} orders at ${RATE}/s; courier: 503 on 1 create in ${FAIL_EVERY}, ${BURST} × 429 every ${BURST_EVERY_S} s; ${machine()}`);
+const figures: Figure[] = [];
+for (const provider of providers) {
+  let faults503 = 0;
+  let bursts = 0;
+  const r = await withStack(provider, {}, async (stack, shop) => {
+    // Shopify retries an unacknowledged webhook for hours; the stack's short demo schedule (~30 s in
+    // all) would give up on orders an overloaded app could still take, and count them as lost.
+    await stack.sim.updateSettings({ webhookRetryDelaysMs: SIM_RETRIES_MS });
+    return runOrders(stack, shop, {
+      n: N,
+      rate: RATE,
+      appPids: [stackAppPid()!].filter(Boolean),
+      waitForAck: true,
+      timeoutMs: Number(process.env.BENCH_TIMEOUT_MS ?? (quick ? 120_000 : 900_000)),
+      beforeEach: async (i) => {
+        // Faults apply to the next matching requests, so adding one per 50 orders fails 2 % of creates.
+        if (i % FAIL_EVERY === FAIL_EVERY - 1) {
+          faults503++;
+          await stack.courier.addFault({ route: 'create', type: 'status', status: 503 });
+        }
+        if (i % Math.round(RATE * BURST_EVERY_S) === Math.round(RATE * BURST_EVERY_S) - 1) {
+          bursts++;
+          await stack.courier.addFault({ route: 'create', type: 'status', status: 429, retryAfter: '1', count: BURST });
+        }
+      },
+    });
+  });
+  if (!r) continue;
+  console.log(`\n${provider}`);
+  console.log(`  placed ${r.placed}/${N} (${r.placeErrors} errors, ${r.notAcked} not acknowledged at first and redelivered); booked ${r.booked}; courier orders ${r.courierOrders}; faults: ${faults503} × 503, ${bursts} bursts of ${BURST} × 429`);
+  console.log(`  every order CREATED after ${(r.allCreatedMs / 1000).toFixed(1)} s; lag p50 ${ms(r.lag.p50)} p99 ${ms(r.lag.p99)}; peak intake p99 ${ms(r.peakPlaceP99)}; app CPU ${r.cpuPerOrderMs.toFixed(2)} ms per order`);
+  figures.push(
+    { name: `${provider} lost`, value: r.lost, unit: 'orders', target: { op: '==', limit: 0 } },
+    { name: `${provider} duplicated`, value: r.duplicated, unit: 'orders', target: { op: '==', limit: 0 } },
+    { name: `${provider} time until every order CREATED`, value: r.allCreatedMs / 1000, unit: 's', target: { op: '<=', limit: (N / RATE) + 5 } },
+    { name: `${provider} peak intake p99 (1 s window)`, value: r.peakPlaceP99, unit: 'ms', target: { op: '<', limit: 5000 } },
+    { name: `${provider} paid→CREATED p99`, value: r.lag.p99, unit: 'ms' },
+    { name: `${provider} app CPU per booked order`, value: r.cpuPerOrderMs, unit: 'ms', target: { op: '<=', limit: 5 } },
+  );
+}
+printSummary('flash', figures);
+process.exit(0);

@@ -1,0 +1,167 @@
+// Shared by bench:dispatch, bench:flash and bench:scale: the whole system as child
+// processes (dev/demo/stack.ts: shop simulator → app → sandbox courier), N orders placed
+// at a fixed rate, then the figures read from the outside: the app's database (Delivery
+// createdAt → dispatchedAt, both stamped by the app), the courier's request log and
+// per-reference counts, and the app processes' CPU from /proc.
+import { openMigratedDatabase } from '../../web/db/migrate.ts';
+import { startStack, type Stack } from '../../dev/demo/stack.ts';
+import { accountFor, onboardShop, shopDomain } from '../../dev/demo/merchant.ts';
+import { createServer } from 'node:net';
+import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
+import { adminPgUrl } from '../support/paths.ts';
+import { childPidsRunning, courierCounts, cpuMsOf, openLoop, percentile, rssMbOf, summary } from './lib.ts';
+
+export interface OrdersRun {
+  placed: number;
+  placeErrors: number;
+  booked: number;
+  lost: number;
+  duplicated: number;
+  courierOrders: number;
+  throughput: number;
+  /** First order placed → last order CREATED, ms. */
+  allCreatedMs: number;
+  lag: { p50: number; p99: number; max: number };
+  /** Where the lag goes, p50/p99 of each part (ms); null when the courier's log did not cover the orders. */
+  breakdown: { beforeCall: { p50: number; p99: number }; courier: { p50: number; p99: number }; after: { p50: number; p99: number } } | null;
+  /** App CPU (all instances) from the first order to the last write-back, per booked order. */
+  cpuPerOrderMs: number;
+  cpuPerInstanceMs: number[];
+  /** Worst p99 of the placement latency (simulator → app ack, when waited for) over 1 s windows. */
+  peakPlaceP99: number;
+  writebacksPending: number;
+  /** Orders whose first orders/paid delivery the app did not acknowledge with 2xx (waited for only). */
+  notAcked: number;
+}
+
+export async function withStack<T>(provider: 'sqlite' | 'postgres', appEnv: Record<string, string>, fn: (stack: Stack, shop: string) => Promise<T>): Promise<T | null> {
+  const stack = await startStack({
+    postgresUrl: provider === 'postgres' ? adminPgUrl() : undefined,
+    reconcileIntervalSeconds: 0,
+    appEnv: {
+      LOG_LEVEL: 'warn',
+      ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
+      ...(process.env.COUNT_STATEMENTS_FILE ? { COUNT_STATEMENTS_FILE: process.env.COUNT_STATEMENTS_FILE } : {}),
+      ...appEnv,
+    },
+  }).catch((e: Error) => {
+    console.log(`\n${provider}: could not start (${e.message.split('\n')[0]}); skipped`);
+    return null;
+  });
+  if (!stack) return null;
+  try {
+    const shop = shopDomain('bench');
+    await onboardShop(stack, shop, accountFor(shop));
+    return await fn(stack, shop);
+  } finally {
+    await stack.stop({ removeDir: true });
+  }
+}
+
+/** The stack's app process (started without telling us its pid). */
+export function stackAppPid(): number | undefined {
+  return childPidsRunning('web/index.ts')[0];
+}
+
+/** More app instances on the stack's database (PostgreSQL: pg-boss shares the jobs among them). */
+export async function extraInstances(stack: Stack, n: number): Promise<AppProcess[]> {
+  const procs: AppProcess[] = [];
+  for (let i = 0; i < n; i++) {
+    const port = await freePort();
+    const p = spawnApp({ ...stack.appEnv, PORT: String(port) });
+    process.once('exit', () => p.child.kill('SIGKILL'));
+    procs.push(p);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, `app instance ${i + 2} to be ready`, 60_000);
+  }
+  return procs;
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = srv.address() as { port: number };
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+export async function runOrders(
+  stack: Stack,
+  shop: string,
+  opts: { n: number; rate: number; appPids: number[]; waitForAck?: boolean; timeoutMs?: number; beforeEach?: (i: number) => Promise<void> | void },
+): Promise<OrdersRun> {
+  const { n, rate, appPids } = opts;
+  const cpu = () => appPids.map(cpuMsOf);
+  const cpu0 = cpu();
+  const t0 = Date.now();
+  const placedAt: Array<{ at: number; ms: number }> = [];
+  let notAcked = 0;
+  const placed = await openLoop(rate, (n / rate) * 1000, async (i) => {
+    await opts.beforeEach?.(i);
+    const start = performance.now();
+    const r = await stack.sim.placeOrder(shop, { fixture: 'sandton-same-day', ids: 'fresh', wait: opts.waitForAck ?? false });
+    placedAt.push({ at: Date.now(), ms: performance.now() - start });
+    if (opts.waitForAck && r.webhook?.state !== 'delivered') notAcked++; // the simulator retries it later, as Shopify would
+  });
+  // Read the app's database directly: the CLI would start a Node process each time and take CPU from what is measured.
+  const { database } = await openMigratedDatabase(stack.database.url, { poolSize: 1 });
+  const deadline = Date.now() + (opts.timeoutMs ?? Number(process.env.BENCH_TIMEOUT_MS ?? 180_000));
+  let booked = 0;
+  let pendingWb = 0;
+  try {
+    while (Date.now() < deadline) {
+      booked = await database.db.delivery.count({ where: { dispatchedAt: { not: null } } });
+      pendingWb = await database.db.delivery.count({ where: { writebackPending: true } });
+      if (booked >= placed.latencies.length && pendingWb === 0) break;
+      await new Promise((r) => setTimeout(r, n > 1000 ? 2_000 : 500));
+    }
+    const cpuUsed = cpu().map((c, i) => c - cpu0[i]!);
+    const rows = await database.db.delivery.findMany({ select: { createdAt: true, dispatchedAt: true, idempotencyKey: true } });
+    const done = rows.filter((r) => r.dispatchedAt);
+    const lags = done.map((r) => r.dispatchedAt!.getTime() - r.createdAt.getTime());
+    const last = Math.max(...done.map((r) => r.dispatchedAt!.getTime()));
+    const first = Math.min(...rows.map((r) => r.createdAt.getTime()));
+    const stats = await stack.courier.stats();
+    const counts = courierCounts(stats.ordersByReference);
+    // The courier's log: when each create arrived and how long the courier took to answer it.
+    const creates = new Map<string, { at: number; ms: number }>();
+    for (const e of await stack.courier.requests({ route: 'create' })) {
+      if (e.idempotencyKey && e.status >= 200 && e.status < 300) creates.set(e.idempotencyKey, { at: Date.parse(e.at), ms: e.ms ?? NaN });
+    }
+    const parts = done.flatMap((r) => {
+      const c = r.idempotencyKey ? creates.get(r.idempotencyKey) : undefined;
+      return c ? [{ before: c.at - r.createdAt.getTime(), courier: c.ms, after: r.dispatchedAt!.getTime() - c.at - c.ms }] : [];
+    });
+    const q = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return { p50: percentile(s, 50), p99: percentile(s, 99) };
+    };
+    let peak = 0;
+    if (opts.waitForAck) {
+      const windows = new Map<number, number[]>();
+      for (const p of placedAt) windows.set(Math.floor((p.at - t0) / 1000), [...(windows.get(Math.floor((p.at - t0) / 1000)) ?? []), p.ms]);
+      for (const w of windows.values()) peak = Math.max(peak, summary(w).p99);
+    }
+    const s = summary(lags);
+    return {
+      placed: placed.latencies.length,
+      placeErrors: placed.errors,
+      booked: done.length,
+      lost: Math.max(0, placed.latencies.length - done.length),
+      duplicated: counts.duplicated,
+      courierOrders: stats.ordersCreated,
+      throughput: (done.length / (last - first)) * 1000,
+      allCreatedMs: last - t0,
+      lag: { p50: s.p50, p99: s.p99, max: s.max },
+      breakdown: parts.length >= done.length / 2 && parts.length > 0 ? { beforeCall: q(parts.map((p) => p.before)), courier: q(parts.map((p) => p.courier)), after: q(parts.map((p) => p.after)) } : null,
+      cpuPerOrderMs: cpuUsed.reduce((a, b) => a + b, 0) / Math.max(1, done.length),
+      cpuPerInstanceMs: cpuUsed.map((c) => c / Math.max(1, done.length)),
+      peakPlaceP99: peak,
+      writebacksPending: pendingWb,
+      notAcked,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+export { rssMbOf };

@@ -1,0 +1,29 @@
+// `node test/bench/profile-top.ts <file.cpuprofile> [n]`: the top self-time functions of a
+// V8 CPU profile (node --cpu-prof), and the share of time by package, for the benchmark notes.
+import { readFileSync } from 'node:fs';
+
+interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }
+const [file, n = '25'] = process.argv.slice(2);
+if (!file) throw new Error('usage: node test/bench/profile-top.ts <file.cpuprofile> [n]');
+const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+const self = new Map<number, number>();
+prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+const byFn = new Map<string, number>();
+const byPkg = new Map<string, number>();
+for (const node of prof.nodes) {
+  const t = self.get(node.id) ?? 0;
+  if (!t) continue;
+  const { functionName, url, lineNumber } = node.callFrame;
+  const short = url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(web|test|dev)\//, '$1/');
+  const key = `${functionName || '(anonymous)'}  ${short}:${lineNumber + 1}`;
+  byFn.set(key, (byFn.get(key) ?? 0) + t);
+  const pkg = url.includes('node_modules/') ? url.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1') : url.startsWith('node:') || !url ? `(${functionName || 'native'})`.replace(/^\((garbage collector|idle|program)\)$/, '($1)') : url.includes('/web/') ? 'web/ (our code)' : 'other';
+  byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
+}
+const pct = (t: number) => `${((t / total) * 100).toFixed(1).padStart(5)} %`;
+console.log(`profile ${file}: ${(total / 1e6).toFixed(2)} s sampled`);
+console.log('\nby package:');
+for (const [k, t] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${pct(t)}  ${k}`);
+console.log('\ntop self time:');
+for (const [k, t] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) console.log(`${pct(t)}  ${k}`);

@@ -1,0 +1,51 @@
+// The SQLite backend's statements on the `Job` table (sqlite.ts runs them).
+// Dates are bound as text in Prisma's own SQLite format
+// (2026-01-02T03:04:05.678+00:00), which compares correctly as text.
+import type { Outcome } from './base.ts';
+
+/** A time as Prisma's SQLite adapter stores DateTime (ISO 8601 with +00:00). */
+export function sqliteTime(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '+00:00');
+}
+
+const LIVE_STATES = `('created', 'retry', 'active')`;
+
+/**
+ * One statement: SQLite runs it under its write lock, so the singleton check and the insert
+ * cannot interleave with another writer. A duplicate id (every() buckets) is ignored rather
+ * than raised, so the caller's transaction is not aborted. Binds: id, queue, payload,
+ * singletonKey, runAt, maxAttempts, createdAt, updatedAt, queue, singletonKey.
+ */
+export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt")
+       SELECT ?, ?, ?, 'created', ?, ?, 0, ?, ?, ?
+       WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "queue" = ? AND "singletonKey" = ? AND "state" IN ${LIVE_STATES})
+       ON CONFLICT ("id") DO NOTHING`;
+
+/**
+ * Claims due jobs of `queues` queues at once, oldest first within each, up to each queue's
+ * free slots. Binds: lockedBy, lockedUntil, updatedAt, then per queue: name, now, limit.
+ */
+export function claimJobs(queues: number): string {
+  const due = `SELECT "id" FROM (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" IN ('created', 'retry') AND "runAt" <= ? ORDER BY "runAt", "createdAt" LIMIT ?)`;
+  return `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
+         WHERE "id" IN (${Array.from({ length: queues }, () => due).join(' UNION ALL ')})
+         RETURNING "id", "queue", "payload", "attempts", "maxAttempts", "lastError"`;
+}
+
+/**
+ * The UPDATE that stores an attempt's outcome, fenced on (id, state 'active', lockedBy,
+ * attempts) so a result that arrives after its job was given back changes nothing. The
+ * caller appends the fence's binds: id, lockedBy, attempt.
+ */
+export function outcomeUpdate(outcome: Exclude<Outcome, { kind: 'abandoned' }>, now: number): { sql: string; args: unknown[] } {
+  const fence = `WHERE "id" = ? AND "state" = 'active' AND "lockedBy" = ? AND "attempts" = ?`;
+  const unlock = `"lockedBy" = NULL, "lockedUntil" = NULL, "updatedAt" = ?`;
+  switch (outcome.kind) {
+    case 'completed':
+      return { sql: `UPDATE "Job" SET "state" = 'completed', ${unlock} ${fence}`, args: [sqliteTime(now)] };
+    case 'retry':
+      return { sql: `UPDATE "Job" SET "state" = 'retry', "runAt" = ?, "lastError" = ?, ${unlock} ${fence}`, args: [sqliteTime(now + outcome.delayMs), outcome.message, sqliteTime(now)] };
+    case 'failed':
+      return { sql: `UPDATE "Job" SET "state" = 'failed', "lastError" = ?, ${unlock} ${fence}`, args: [outcome.message, sqliteTime(now)] };
+  }
+}
