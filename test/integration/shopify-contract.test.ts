@@ -28,7 +28,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const TOPICS = ['orders/paid', 'orders/cancelled', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
+const TOPICS = ['orders/paid', 'orders/cancelled', 'orders/updated', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
 
 /** The database as stored: no decryption on the way out. */
 const raw = () => app.server.services()!.database.db;
