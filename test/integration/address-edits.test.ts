@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
+import { waitFor } from '../support/process.ts';
 import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;
@@ -66,6 +67,24 @@ describe('orders/updated before booking', () => {
     expect((await adminClient(s.app.url, shop).post(`/api/deliveries/${d.id}/dispatch`)).status).toBe(200);
     const sent = JSON.parse((await waitForStatus(s.app, shop, orderId, 'CREATED')).requestBody!);
     expect(sent.dropoff).toMatchObject({ addressLine1: '1 Fredman Drive', latitude: -26.1045, longitude: 28.0521 });
+  });
+});
+
+describe('orders/updated while the dispatch job builds the request', () => {
+  it('the job notices the order changed before it stores the request, and builds it again from the new order', async () => {
+    const shop = 'edit-racing.myshopify.com';
+    // The price check runs between building the request and storing it: make it slow.
+    const sim = await installShop(s, shop, { settings: { maxDeliveryPrice: '10000.00' } });
+    await s.courier.addFault({ route: 'quote', type: 'latency', latencyMs: 2_000, count: 1 });
+    const { orderId } = await placeOrder(s, sim);
+    await waitFor(async () => (await s.courier.requests({ route: 'quote' })).length === 1, 'the first quote in flight');
+    expect((await editInShopify(sim, orderId, { shippingAddress: NEW_ADDRESS })).status).toBe(200);
+
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    expect(JSON.parse(d.requestBody!).dropoff).toMatchObject({ addressLine1: '1 Fredman Drive', latitude: -26.1045 });
+    expect((await s.courier.requests({ route: 'quote' })).length).toBe(2);
+    expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
+    expect(d.generation).toBe(1);
   });
 });
 
