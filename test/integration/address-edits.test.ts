@@ -124,7 +124,7 @@ describe('ordering, HMAC and dedupe', () => {
     older.shipping_address.address1 = '99 Old Street';
     older.updated_at = new Date(Date.parse(sim.order(orderId)!.payload.updated_at) - 60_000).toISOString();
     const r = await postShopifyWebhook(s.app.url, 'orders/updated', shop, older);
-    expect(r).toMatchObject({ status: 200, body: { ignored: true, reason: 'an older orders/updated than the order stored' } });
+    expect(r).toMatchObject({ status: 200, body: { ignored: true, reason: 'orders/updated not newer than the order stored' } });
     expect(JSON.parse((await deliveryOf(s.app, shop, orderId))!.orderJson).shipping_address.address1).toBe('1 Fredman Drive');
   });
 

@@ -190,7 +190,7 @@ export function ordersUpdatedHandler(queue: JobQueue): TopicHandler {
     const decided = outcome as AddressChangeDecision | null;
     if (r.applied && requeued) afterCommit(() => queue.notify());
     if (decided?.kind === 'none') {
-      if (decided.reason === 'stale') return ignore('an older orders/updated than the order stored');
+      if (decided.reason === 'stale') return ignore('orders/updated not newer than the order stored');
       if (decided.reason === 'unparseable') return ignore(decided.message ?? 'unreadable order');
       if (decided.reason === 'unchanged') await keepNewest(tx, found.id, order.updated_at);
       return;
