@@ -8,6 +8,7 @@ import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
 import { waitFor } from '../support/process.ts';
+import type { OrderPayload } from '../support/orders.ts';
 import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;
@@ -126,6 +127,20 @@ describe('ordering, HMAC and dedupe', () => {
     const r = await postShopifyWebhook(s.app.url, 'orders/updated', shop, older);
     expect(r).toMatchObject({ status: 200, body: { ignored: true, reason: 'orders/updated not newer than the order stored' } });
     expect(JSON.parse((await deliveryOf(s.app, shop, orderId))!.orderJson).shipping_address.address1).toBe('1 Fredman Drive');
+  });
+
+  it('an edit undone in Shopify, delivered out of order, leaves the order as Shopify has it now', async () => {
+    const shop = 'edit-undone.myshopify.com';
+    const sim = await installShop(s, shop, { settings: { autoDispatch: false } });
+    const { orderId, payload } = await placeOrder(s, sim);
+    await waitForStatus(s.app, shop, orderId, 'SKIPPED');
+    const moved: OrderPayload = { ...structuredClone(payload), updated_at: '2026-11-23T10:00:00Z' };
+    moved.shipping_address.address1 = '1 Fredman Drive';
+    const back = { ...structuredClone(payload), updated_at: '2026-11-23T10:01:00Z' };
+    // The later payload (address back as stored) arrives first and changes nothing, but counts as seen.
+    expect((await postShopifyWebhook(s.app.url, 'orders/updated', shop, back)).body).toEqual({ ok: true });
+    expect((await postShopifyWebhook(s.app.url, 'orders/updated', shop, moved)).body).toMatchObject({ ignored: true });
+    expect(JSON.parse((await deliveryOf(s.app, shop, orderId))!.orderJson).shipping_address.address1).toBe('12 Rivonia Road');
   });
 
   it('a wrong HMAC gets 401 and changes nothing; the same webhook id twice has one effect', async () => {

@@ -192,7 +192,8 @@ export function ordersUpdatedHandler(queue: JobQueue): TopicHandler {
     if (decided?.kind === 'none') {
       if (decided.reason === 'stale') return ignore('orders/updated not newer than the order stored');
       if (decided.reason === 'unparseable') return ignore(decided.message ?? 'unreadable order');
-      if (decided.reason === 'unchanged') await keepNewest(tx, found.id, order.updated_at);
+      // A delivered order's edits no longer matter (and its retention clock must not restart).
+      if (decided.reason === 'unchanged' && r.row?.status !== 'DELIVERED') await keepNewest(tx, found.id, order.updated_at);
       return;
     }
     if (r.applied) log.info({ deliveryId: found.id, kind: decided?.kind, requeued }, 'order address changed in Shopify');
