@@ -4,7 +4,7 @@ import express, { type Express } from 'express';
 import type { AppContext } from './context.ts';
 import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
-import { ordersCancelledHandler, ordersPaidHandler } from './dispatch/service.ts';
+import { ordersCancelledHandler, ordersPaidHandler, ordersUpdatedHandler } from './dispatch/service.ts';
 import { mountAdmin } from './admin/index.ts';
 import { requireShopParam } from './admin/auth.ts';
 import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
@@ -28,6 +28,7 @@ export function shopifyTopicHandlers(queue: JobQueue): TopicHandlers {
     CUSTOMERS_DATA_REQUEST: customersDataRequest,
     ORDERS_PAID: ordersPaidHandler(queue),
     ORDERS_CANCELLED: ordersCancelledHandler,
+    ORDERS_UPDATED: ordersUpdatedHandler(queue),
   };
 }
 

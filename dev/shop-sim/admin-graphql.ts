@@ -71,6 +71,12 @@ const nextId = () => String(randomInt(1_000_000_000, 9_999_999_999) * 1000 + ran
 const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;
 const idOf = (g: unknown) => String(g ?? '').split('/').pop() ?? '';
 
+/** Fields of the REST shipping address (first_name, address1, city, zip, phone, latitude, …) and the order's phone. */
+export interface OrderAddressEdit {
+  shippingAddress?: Record<string, unknown> | null;
+  phone?: string | null;
+}
+
 export class SimShop {
   readonly domain: string;
   accessToken: string;
@@ -126,6 +132,31 @@ export class SimShop {
 
   order(id: string): SimOrder | undefined {
     return this.orders.get(idOf(id));
+  }
+
+  /**
+   * A staff edit of the shipping address and/or phone, as Shopify applies it:
+   * the given fields replace the old ones; a moved address without new
+   * coordinates has none (latitude/longitude are null until Shopify geocodes
+   * it); name follows first/last name; updated_at moves. The caller sends orders/updated.
+   */
+  editOrderAddress(id: string, edit: OrderAddressEdit): SimOrder {
+    const o = this.order(id);
+    if (!o) throw new Error(`no order ${id} in ${this.domain}`);
+    const p = o.payload;
+    if (edit.phone !== undefined) p.phone = edit.phone;
+    if (edit.shippingAddress === null) p.shipping_address = null;
+    else if (edit.shippingAddress) {
+      const before = p.shipping_address ?? {};
+      const a = { ...before, ...edit.shippingAddress };
+      const moved = ['address1', 'address2', 'city', 'province', 'zip', 'country_code', 'country'].some((k) => k in edit.shippingAddress! && edit.shippingAddress![k] !== before[k]);
+      if (moved && !('latitude' in edit.shippingAddress)) a.latitude = null;
+      if (moved && !('longitude' in edit.shippingAddress)) a.longitude = null;
+      if ('first_name' in edit.shippingAddress || 'last_name' in edit.shippingAddress) a.name = [a.first_name, a.last_name].filter(Boolean).join(' ');
+      p.shipping_address = a;
+    }
+    p.updated_at = new Date(Math.max(Date.now(), Date.parse(p.updated_at ?? '') + 1 || 0)).toISOString();
+    return o;
   }
 
   findFulfillment(fulfillmentGid: string): { order: SimOrder; fulfillment: SimFulfillment } | null {

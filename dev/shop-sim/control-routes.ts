@@ -73,13 +73,19 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
       const webhook = c.body.send === false ? null : await deliver(s.domain, 'orders/cancelled', o.payload, { orderId: o.id, wait: c.body.wait });
       return { order: state.orderView(s, o), webhook };
     }, 'cancel {reason?, force?, send?, wait?} → orders/cancelled'],
+    ['POST', /^\/shops\/([^/]+)\/orders\/([^/]+)\/address$/, async (c) => {
+      const s = shopParam(c);
+      const o = state.editOrderAddress(s, decodeURIComponent(c.params[1]!), c.body);
+      const webhook = c.body.send === false ? null : await deliver(s.domain, 'orders/updated', o.payload, { orderId: o.id, wait: optionalBool(c.body.wait, 'wait') });
+      return { order: state.orderView(s, o), webhook };
+    }, 'edit the shipping address / phone {shippingAddress?, phone?, send?, wait?} → orders/updated'],
     ['POST', /^\/shops\/([^/]+)\/webhooks$/, async (c) => {
       const s = shopParam(c);
       const r = c.body as SendWebhookRequest;
       if (!WEBHOOK_TOPICS.includes(r.topic)) throw new HttpError(400, `topic must be one of ${WEBHOOK_TOPICS.join(', ')}`);
       let payload: unknown = r.payload;
       let orderId: string | null = null;
-      if (r.topic === 'orders/paid' || r.topic === 'orders/cancelled') {
+      if (r.topic === 'orders/paid' || r.topic === 'orders/cancelled' || r.topic === 'orders/updated') {
         if (payload === undefined) {
           if (!r.orderId) throw new HttpError(400, `${r.topic} needs orderId (an order in the shop) or a payload`);
           const o = state.orderOf(s, r.orderId);
@@ -143,6 +149,7 @@ export const CONTROL_API_SUMMARY = [
   'POST /_sim/shops/:shop/orders {fixture|payload, overrides?, ids?: fixture|fresh, locationId?, send?, wait?}  → orders/paid',
   'GET  /_sim/shops/:shop/orders[/:id]           fulfillment orders, fulfillments (tracking, notifyCustomer, events), metafields, tags',
   'POST /_sim/shops/:shop/orders/:id/cancel {reason?, force?}  → orders/cancelled',
+  'POST /_sim/shops/:shop/orders/:id/address {shippingAddress?, phone?}  staff edit → orders/updated',
   'POST /_sim/shops/:shop/webhooks {topic, orderId?, customerId?, orderIds?, payload?}   (compliance topics too)',
   'POST /_sim/shops/:shop/install {scope?}       Shopify-managed install (shopify.app.toml scopes), no token yet',
   'POST /_sim/shops/:shop/open {path?}           embedded URL with id_token, as the admin opens the app; /session-token: a fresh one',

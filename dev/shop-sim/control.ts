@@ -100,6 +100,11 @@ export class ShopSimControl {
     return this.#call<{ order: SimOrderView; webhook: WebhookDeliveryView | null }>('POST', `/shops/${enc(shop)}/orders/${enc(id)}/cancel`, opts);
   }
 
+  /** A staff edit of the shipping address (REST address fields) and/or phone; sends orders/updated. */
+  editOrderAddress(shop: string, id: string, edit: { shippingAddress?: Record<string, unknown> | null; phone?: string | null; send?: boolean; wait?: boolean }) {
+    return this.#call<{ order: SimOrderView; webhook: WebhookDeliveryView | null }>('POST', `/shops/${enc(shop)}/orders/${enc(id)}/address`, edit);
+  }
+
   /** A new webhook (new webhook id) of any supported topic, compliance topics included. */
   sendWebhook(shop: string, req: SendWebhookRequest) {
     return this.#call<WebhookDeliveryView>('POST', `/shops/${enc(shop)}/webhooks`, req);

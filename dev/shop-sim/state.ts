@@ -44,6 +44,9 @@ export interface SimStateOptions {
   log?: Logger | undefined;
 }
 
+/** The REST MailingAddress fields an edit may set. */
+const ADDRESS_FIELDS = new Set(['first_name', 'last_name', 'name', 'company', 'address1', 'address2', 'city', 'province', 'province_code', 'zip', 'country', 'country_code', 'phone', 'latitude', 'longitude']);
+
 export class SimState {
   readonly apiKey: string;
   readonly apiSecret: string;
@@ -280,6 +283,23 @@ export class SimState {
     // A cancelled order's remaining work is closed: fulfillmentCreate then fails with a userError.
     for (const f of o.fulfillmentOrders) if (f.status !== 'CLOSED' && f.status !== 'CANCELLED') f.status = 'CLOSED';
     this.log?.info({ shop: s.domain, orderId: o.id, reason }, 'order cancelled');
+    return o;
+  }
+
+  /** A staff edit of the shipping address and/or phone (SimShop.editOrderAddress); the caller sends orders/updated. */
+  editOrderAddress(s: SimShop, id: string, body: { shippingAddress?: unknown; phone?: unknown }): SimOrder {
+    const o = this.orderOf(s, id);
+    const a = body.shippingAddress;
+    if (a !== undefined && a !== null && (typeof a !== 'object' || Array.isArray(a))) throw new HttpError(400, 'shippingAddress must be an object of REST address fields (address1, city, zip, phone, latitude, …) or null');
+    for (const [k, v] of Object.entries((a ?? {}) as Record<string, unknown>)) {
+      if (!ADDRESS_FIELDS.has(k)) throw new HttpError(400, `shippingAddress.${k} is not a Shopify address field: ${[...ADDRESS_FIELDS].join(', ')}`);
+      const numeric = k === 'latitude' || k === 'longitude';
+      if (v !== null && typeof v !== (numeric ? 'number' : 'string')) throw new HttpError(400, `shippingAddress.${k} must be a ${numeric ? 'number' : 'string'} or null`);
+    }
+    if (body.phone !== undefined && body.phone !== null && typeof body.phone !== 'string') throw new HttpError(400, 'phone must be a string or null');
+    if (a === undefined && body.phone === undefined) throw new HttpError(400, 'pass shippingAddress and/or phone');
+    s.editOrderAddress(o.id, { shippingAddress: a as Record<string, unknown> | null | undefined, phone: body.phone as string | null | undefined });
+    this.log?.info({ shop: s.domain, orderId: o.id }, 'order address edited');
     return o;
   }
 

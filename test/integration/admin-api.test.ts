@@ -6,6 +6,7 @@ import { adminClient, recordedResponses, type AdminClient } from '../support/adm
 import { TEST_API_SECRET } from '../support/app.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
+import { postShopifyWebhook } from '../support/shopify.ts';
 import { placeOrder, SANDBOX_CLIENT, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario, installShop, installSession } from '../support/scenario.ts';
 
 let s: Scenario;
@@ -432,6 +433,29 @@ describe('deliveries', () => {
     expect(Object.keys(badStatus.body.errors)).toEqual(['status']);
     expect((await p.get('/api/deliveries?from=yesterday')).body.errors).toHaveProperty('from');
     expect((await p.get('/api/deliveries?cursor=bm9wZQ')).status).toBe(400);
+  });
+});
+
+describe('an address changed in Shopify after booking', () => {
+  it('is flagged in the list and on the delivery page, with resolve to clear it; the status stays', async () => {
+    const shop = 'address-flag.myshopify.com';
+    const sim = await installShop(s, shop);
+    const api = adminClient(s.app.url, shop);
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const edited = sim.editOrderAddress(orderId, { shippingAddress: { address1: '1 Fredman Drive' } });
+    expect((await postShopifyWebhook(s.app.url, 'orders/updated', shop, edited.payload)).status).toBe(200);
+
+    const flag = { code: 'address_changed', title: 'The courier has the old address', detail: expect.stringMatching(/after the courier was booked/), hint: expect.stringMatching(/mark this resolved/) };
+    const listed = (await api.get('/api/deliveries')).body.deliveries;
+    expect(listed[0]).toMatchObject({ id: d.id, status: 'CREATED', attention: flag, actions: ['check', 'resolve'] });
+    expect((await api.get(`/api/deliveries/${d.id}`)).body.delivery).toMatchObject({ status: 'CREATED', attention: flag });
+
+    const r = await api.post(`/api/deliveries/${d.id}/resolve`);
+    expect(r.status).toBe(200);
+    expect(r.body.delivery).toMatchObject({ status: 'CREATED', attention: null, actions: ['check'] });
+    expect(r.body.delivery.timeline.map((e: { kind: string }) => e.kind)).toEqual(expect.arrayContaining(['address_changed', 'address_change_resolved']));
+    expect((await api.post(`/api/deliveries/${d.id}/resolve`)).status).toBe(409);
   });
 });
 

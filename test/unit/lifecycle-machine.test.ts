@@ -30,6 +30,8 @@ const LEGAL: Record<LifecycleEvent, Partial<Record<From, DeliveryStatus>>> = {
   courier_delivered: EVERY('DELIVERED'),
   courier_failed: { ...EVERY('NEEDS_ATTENTION'), CANCEL_REQUESTED_IN_SHOPIFY: 'CANCEL_REQUESTED_IN_SHOPIFY' },
   shopify_refused: { CREATED: 'NEEDS_ATTENTION', IN_PROGRESS: 'NEEDS_ATTENTION', DELIVERED: 'NEEDS_ATTENTION', CANCEL_REQUESTED_IN_SHOPIFY: 'NEEDS_ATTENTION', NEEDS_ATTENTION: 'NEEDS_ATTENTION' },
+  shopify_address_changed: EVERY('SAME'),
+  shopify_address_updated: { NEEDS_ATTENTION: 'PENDING' },
   dispatch: { SKIPPED: 'PENDING' },
   retry: { FAILED: 'PENDING', NEEDS_ATTENTION: 'PENDING' },
   fix: { NEEDS_ATTENTION: 'PENDING', FAILED: 'PENDING', SKIPPED: 'PENDING' },
@@ -41,6 +43,7 @@ const LEGAL: Record<LifecycleEvent, Partial<Record<From, DeliveryStatus>>> = {
 const EFFECTS: Record<LifecycleEvent, string[]> = {
   received: ['dispatch'], received_skipped: [], recorded_by_merchant: ['dispatch'], needs_attention: [], booking_failed: [], booked: ['writeback'],
   shopify_cancelled: [], courier_acknowledged: [], courier_moving: [], courier_delivered: [], courier_failed: [], shopify_refused: [],
+  shopify_address_changed: [], shopify_address_updated: ['dispatch'],
   dispatch: ['dispatch'], retry: ['dispatch'], fix: ['dispatch'], redispatch: ['dispatch'], check: [], resolve: [],
 };
 
@@ -85,6 +88,10 @@ describe('guards', () => {
     ['a failed one with a Shopify error code is resent', plain('FAILED', { reasonCode: 'shopify_error', courierOrder: true }), 'retry', 'PENDING', ['dispatch']],
     ...STATES.filter((s) => s !== 'NEW').map((s) => [`duplicates can be resolved from ${s}`, plain(s, { reasonCode: 'duplicate_courier_orders' }), 'resolve', s, []] as [string, Facts, LifecycleEvent, DeliveryStatus, string[]]),
     ['nothing to resolve on a new delivery', plain('NEW', { reasonCode: 'duplicate_courier_orders' }), 'resolve', null],
+    ...STATES.filter((s) => s !== 'NEW').map((s) => [`an address flag can be resolved from ${s}`, plain(s, { reasonCode: 'address_changed' }), 'resolve', s, []] as [string, Facts, LifecycleEvent, DeliveryStatus, string[]]),
+    ['no address flag to resolve on a new delivery', plain('NEW', { reasonCode: 'address_changed' }), 'resolve', null],
+    ['an address edit never moves a booked delivery', plain('IN_PROGRESS', { reasonCode: 'address_changed', courierOrder: true }), 'shopify_address_changed', 'IN_PROGRESS', []],
+    ['an address edit re-queues an attention delivery', plain('NEEDS_ATTENTION', { reasonCode: 'missing_coordinates' }), 'shopify_address_updated', 'PENDING', ['dispatch']],
   ])('%s', (_name, facts, event, to, effects) => {
     const d = decide(facts, event);
     expect(nextStatus(facts, event)).toBe(to);
@@ -106,6 +113,7 @@ describe('allowedActions: what the UI shows and the API and CLI accept', () => {
     ['delivered', plain('DELIVERED'), []],
     ['created, booked twice', plain('CREATED', { reasonCode: 'duplicate_courier_orders' }), ['check', 'resolve']],
     ['delivered, booked twice', plain('DELIVERED', { reasonCode: 'duplicate_courier_orders' }), ['resolve']],
+    ['created, address changed after booking', plain('CREATED', { reasonCode: 'address_changed', courierOrder: true }), ['check', 'resolve']],
     ['new', plain('NEW'), []],
   ])('%s → %j', (_name, facts, actions) => {
     expect(allowedActions(facts)).toEqual(actions);
@@ -152,6 +160,8 @@ describe('re-sending', () => {
     ['redispatch', plain('FAILED'), 'rebuild', false, false],
     ['redispatch', plain('SKIPPED'), 'rebuild', false, true],
     ['dispatch', plain('SKIPPED'), 'rebuild', false, true],
+    ['shopify_address_updated', plain('NEEDS_ATTENTION'), 'rebuild', false, false],
+    ['shopify_address_updated', plain('NEEDS_ATTENTION', { sent: true }), 'rebuild', true, false],
   ])('%s %j', (event, facts, request, fresh, manual) => {
     const r = row(event, facts);
     expect(r.request).toBe(request);

@@ -22,6 +22,9 @@ describe('payloadMismatch: the signed body, not the headers, decides', () => {
     ['ORDERS_PAID', SHOP, { ...order, admin_graphql_api_id: 'gid://shopify/Customer/1' }, /is not an order/],
     ['ORDERS_CANCELLED', SHOP, order, /without cancelled_at/],
     ['ORDERS_CANCELLED', SHOP, { ...order, cancelled_at: '2026-11-23T10:00:00Z' }, null],
+    ['ORDERS_UPDATED', SHOP, order, null],
+    ['ORDERS_UPDATED', 'other.myshopify.com', order, /order_status_url belongs to jsmith/],
+    ['ORDERS_UPDATED', SHOP, { shop_id: 1, shop_domain: SHOP }, /not an order/],
     ['APP_UNINSTALLED', SHOP, { id: 1, myshopify_domain: SHOP }, null],
     ['APP_UNINSTALLED', SHOP, { id: 1, myshopify_domain: null }, null],
     ['APP_UNINSTALLED', SHOP, { id: 1, myshopify_domain: 'other.myshopify.com' }, /does not match/],
@@ -36,7 +39,7 @@ describe('payloadMismatch: the signed body, not the headers, decides', () => {
 
   it("accepts Shopify's own sample payload of every subscribed topic", () => {
     for (const [topic, storage] of [
-      ['orders/paid', 'ORDERS_PAID'], ['orders/cancelled', 'ORDERS_CANCELLED'], ['app/uninstalled', 'APP_UNINSTALLED'],
+      ['orders/paid', 'ORDERS_PAID'], ['orders/cancelled', 'ORDERS_CANCELLED'], ['orders/updated', 'ORDERS_UPDATED'], ['app/uninstalled', 'APP_UNINSTALLED'],
       ['customers/data_request', 'CUSTOMERS_DATA_REQUEST'], ['customers/redact', 'CUSTOMERS_REDACT'], ['shop/redact', 'SHOP_REDACT'],
     ] as const) {
       const p = sampleWebhook(topic, SHOP);

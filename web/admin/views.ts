@@ -51,6 +51,10 @@ export const REASONS: Record<ReasonCode, { title: string; hint: string }> = {
     title: 'The courier booked this order more than once',
     hint: 'Cancel the extra courier orders listed below in the courier portal, then mark this resolved. Updates keep coming from the order this app tracks.',
   },
+  address_changed: {
+    title: 'The courier has the old address',
+    hint: 'The shipping address or phone changed in Shopify after booking. Give the courier the new details (courier portal or phone), then mark this resolved.',
+  },
 };
 
 export interface DeliveryRowLike {

@@ -19,8 +19,8 @@ export type AddressChangeDecision =
   | { kind: 'none'; reason: 'unchanged' | 'stale' | 'final' | 'unparseable'; message?: string }
   /** Before booking: store the new snapshot and drop the merchant's corrections that Shopify's edit replaces. */
   | { kind: 'update'; changed: ChangedField[]; snapshot: OrderSnapshot; dropOverrides: Array<keyof Overrides> }
-  /** After booking: the courier has the old address; tell the merchant. */
-  | { kind: 'flag'; changed: ChangedField[]; message: string };
+  /** After booking: the courier has the old address; tell the merchant. The snapshot is what Shopify holds now (a later edit compares with it). */
+  | { kind: 'flag'; changed: ChangedField[]; message: string; snapshot: OrderSnapshot };
 
 /** Statuses where an address change no longer matters. */
 const FINAL: readonly DeliveryStatus[] = ['DELIVERED'];
@@ -45,10 +45,11 @@ export function decideAddressChange(input: AddressChangeInput): AddressChangeDec
   const changed = addressChanges(input.stored, next);
   if (changed.length === 0) return { kind: 'none', reason: 'unchanged' };
   if (FINAL.includes(input.status)) return { kind: 'none', reason: 'final' };
+  const snapshot = { ...input.stored, shipping_address: next.shipping_address ?? null, phone: next.phone, updated_at: next.updated_at ?? input.stored.updated_at };
   if (BOOKED.includes(input.status)) {
-    return { kind: 'flag', changed, message: `The order's ${describe(changed)} changed in Shopify after the courier was booked; the courier still has the old details` };
+    return { kind: 'flag', changed, snapshot, message: `The order's ${describe(changed)} changed in Shopify after the courier was booked; the courier still has the old details` };
   }
-  return { kind: 'update', changed, snapshot: { ...input.stored, shipping_address: next.shipping_address ?? null, phone: next.phone }, dropOverrides: staleOverrides(changed, input.overrides ?? {}) };
+  return { kind: 'update', changed, snapshot, dropOverrides: staleOverrides(changed, input.overrides ?? {}) };
 }
 
 export function addressChanges(before: OrderSnapshot, after: OrderSnapshot): ChangedField[] {

@@ -70,7 +70,7 @@ async function attention(ctx: AppContext, d: { id: string; generation: number; r
   ctx.log.warn({ deliveryId: d.id, reason: code }, `delivery needs attention: ${message}`);
 }
 
-export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt = 1, opts: DispatchOptions = {}): Promise<void> {
+export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt = 1, opts: DispatchOptions = {}, rebuilt = 0): Promise<void> {
   const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
   // Superseded (a newer generation), already done, or cancelled meanwhile: nothing to do.
   if (!d || d.generation !== job.generation || d.status !== 'PENDING') return;
@@ -112,11 +112,17 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
       const problem = await checkQuote(client, body, settings.maxDeliveryPrice);
       if (problem) return attention(ctx, d, problem.code, problem.message);
     }
+    // updatedAt unchanged: the order we built from is still the stored one (orders/updated may replace it meanwhile).
     const stored = await ctx.db.delivery.updateMany({
-      where: { id: d.id, generation: d.generation, status: 'PENDING', requestBody: null },
+      where: { id: d.id, generation: d.generation, status: 'PENDING', requestBody: null, updatedAt: d.updatedAt },
       data: { requestBody: body, idempotencyKey: key, tries: { increment: 1 }, createSentAt: new Date(ctx.now()) },
     });
-    if (stored.count !== 1) return; // another worker built it first; its job owns the call
+    if (stored.count !== 1) {
+      // Another worker built it first (its job owns the call), or the row changed: build again from what is stored now.
+      const now = await ctx.db.delivery.findUnique({ where: { id: d.id }, select: { requestBody: true } });
+      if (now?.requestBody === null && rebuilt < 3) return runDispatch(ctx, job, attempt, opts, rebuilt + 1);
+      return;
+    }
   } else {
     const reference = referenceOf(body);
     const step = nextCreateStep(d.createSentAt?.getTime() ?? null, ctx.now(), opts.inFlightMs ?? DEFAULT_IN_FLIGHT_MS);
@@ -266,7 +272,8 @@ export async function recordCreated(
         data: {
           ...(cancelled
             ? { reasonCode: 'cancel_with_courier', reason: `Order was cancelled in Shopify while it was being booked: cancel courier job ${r.dispatchId} in the courier portal` }
-            : { reasonCode: null, reason: null }),
+            // An address edit that arrived while the create was out: the courier has the old details.
+            : current.reasonCode === 'address_changed' ? {} : { reasonCode: null, reason: null }),
           courierOrderId: r.orderId,
           courierOrderStatus: r.orderStatus,
           // An adopted order read may lack some of these (web/dispatch/booking.ts adoptedResult).

@@ -41,6 +41,8 @@ export const OrderSnapshotSchema = z.object({
   source_name: optText,
   test: z.boolean().default(false),
   cancelled_at: optText,
+  // Kept so an older orders/updated than the one stored is ignored (web/dispatch/address-change.ts).
+  updated_at: optText,
   financial_status: optText,
   total_weight: optNumber,
   location_id: id.nullish(),

@@ -19,8 +19,9 @@ import { OrderPayloadError, orderIdOf, parseOrderSnapshot, type OrderSnapshot, t
 import { checkFix } from './fix.ts';
 import { readOrderJson, readOverridesJson, writeOrderJson, writeOverridesJson } from '../db/json-columns.ts';
 import { isSuccess } from '../fulfillment/progress.ts';
-import type { Problem } from './status.ts';
-import { decide, factsOf, newGeneration, type MerchantAction } from '../lifecycle/machine.ts';
+import type { Problem, ReasonCode } from './status.ts';
+import { decideAddressChange, type AddressChangeDecision } from './address-change.ts';
+import { BOOKED, decide, factsOf, newGeneration, type DeliveryStatus, type Facts, type MerchantAction, type Row } from '../lifecycle/machine.ts';
 import { ActionError, createDelivery, merchantTransition, transitionLatest } from '../lifecycle/transition.ts';
 import { addEvent } from '../lifecycle/timeline.ts';
 import { storableDeep } from '../security/text.ts';
@@ -125,6 +126,93 @@ export const ordersCancelledHandler: TopicHandler = async ({ tx, shop, payload, 
   }
 };
 
+/** Reasons an address or phone edit in Shopify may fix: the delivery is booked again with the new data. */
+const FIXED_BY_ADDRESS: readonly ReasonCode[] = ['no_shipping_address', 'incomplete_address', 'missing_coordinates', 'invalid_phone', 'missing_phone', 'invalid_field'];
+
+/**
+ * orders/updated (also fired by our own tag and metafield writes): a new
+ * shipping address or phone. Before booking it replaces the stored order (and
+ * the corrections it makes wrong); after booking the courier has the old
+ * details, so the delivery is flagged (reason address_changed) and keeps its status.
+ */
+export function ordersUpdatedHandler(queue: JobQueue): TopicHandler {
+  return async ({ tx, shop, payload, log, afterCommit, ignore }) => {
+    const order = readOrder(payload, log);
+    if (!order) return;
+    const found = await tx.delivery.findFirst({ where: { shop: { domain: shop }, shopifyOrderId: orderIdOf(order) }, select: { id: true, shopId: true, redactedAt: true } });
+    if (!found) {
+      log.info('orders/updated for an order we do not hold; nothing to do');
+      return;
+    }
+    // Erased on request: never store the customer's details again.
+    if (found.redactedAt) return ignore('the order\'s personal data was erased');
+    const environment = await activeEnvironmentOf(tx, found.shopId);
+    let outcome: AddressChangeDecision | null = null;
+    let requeued = false;
+    const r = await transitionLatest(tx, queue, found.id, (d) => {
+      const stored = readOrderJson(d);
+      // A create that went out may still book the old request: from here on it counts as booked.
+      const inFlight = d.status === 'PENDING' && d.requestBody !== null && d.tries > 0;
+      const booked = d.courierOrderId !== null || inFlight;
+      const status = booked && !BOOKED.includes(d.status as DeliveryStatus) ? 'CREATED' : (d.status as DeliveryStatus);
+      const decision = decideAddressChange({ stored, payload, status, storedUpdatedAt: stored.updated_at, overrides: readOverridesJson(d) });
+      outcome = decision;
+      requeued = false;
+      if (decision.kind === 'none') {
+        return null;
+      }
+      const what = decision.changed.map((c) => c.replace('shipping_address.', '')).join(', ');
+      if (decision.kind === 'flag') {
+        const message = inFlight ? `${decision.message} (the change arrived while the booking was being sent)` : decision.message;
+        // A reason already shown (a cancellation, duplicate orders, a refusal) stays; the timeline says what changed.
+        const flag = d.reasonCode === null ? { reasonCode: 'address_changed', reason: message } : {};
+        return { event: 'shopify_address_changed', data: { orderJson: writeOrderJson(decision.snapshot), ...flag }, timeline: { kind: 'address_changed', message, source: 'shopify' } };
+      }
+      const overrides = readOverridesJson(d);
+      for (const k of decision.dropOverrides) delete overrides[k];
+      const data: Record<string, unknown> = { orderJson: writeOrderJson(decision.snapshot), overridesJson: writeOverridesJson(overrides) };
+      const dropped = decision.dropOverrides.length ? `; your corrections of ${decision.dropOverrides.join(', ')} were replaced` : '';
+      const facts = factsOf(d);
+      const again = d.status === 'NEEDS_ATTENTION' && FIXED_BY_ADDRESS.includes(d.reasonCode as ReasonCode) ? decide(facts, 'shopify_address_updated') : null;
+      if (again?.ok) {
+        requeued = true;
+        const generation = requeueData(d, again.row, facts, data, environment);
+        return {
+          event: 'shopify_address_updated', facts, generation, data: { ...data, reasonCode: null, reason: null, lastError: null },
+          timeline: { kind: 'address_updated', message: `Shopify changed the order's ${what}${dropped}; queued for dispatch again`, source: 'shopify' },
+        };
+      }
+      // A request built but never sent is built again from the new order, under the same key.
+      if (d.requestBody !== null && !facts.sent) Object.assign(data, { requestBody: null, idempotencyKey: null, createSentAt: null });
+      const resend = d.status === 'FAILED' && d.requestBody !== null ? '; Retry resends the request already sent (old details): use Fix or Re-dispatch to send the new ones' : '';
+      return { event: 'shopify_address_changed', data, timeline: { kind: 'address_updated', message: `Shopify changed the order's ${what}${dropped}; the stored order was updated${resend}`, source: 'shopify' } };
+    });
+    const decided = outcome as AddressChangeDecision | null;
+    if (r.applied && requeued) afterCommit(() => queue.notify());
+    if (decided?.kind === 'none') {
+      if (decided.reason === 'stale') return ignore('orders/updated not newer than the order stored');
+      if (decided.reason === 'unparseable') return ignore(decided.message ?? 'unreadable order');
+      // A delivered order's edits no longer matter (and its retention clock must not restart).
+      if (decided.reason === 'unchanged' && r.row?.status !== 'DELIVERED') await keepNewest(tx, found.id, order.updated_at);
+      return;
+    }
+    if (r.applied) log.info({ deliveryId: found.id, kind: decided?.kind, requeued }, 'order address changed in Shopify');
+  };
+}
+
+/**
+ * Remembers the newest updated_at seen, so an older edit that arrives late
+ * (A→B sent before B→A, delivered after) is ignored. Not a status change.
+ */
+async function keepNewest(tx: Tx, deliveryId: string, updatedAt: string | null) {
+  if (!updatedAt) return;
+  const row = await tx.delivery.findUniqueOrThrow({ where: { id: deliveryId }, select: { orderJson: true, updatedAt: true } });
+  const stored = readOrderJson(row);
+  if (stored.updated_at && Date.parse(stored.updated_at) >= Date.parse(updatedAt)) return;
+  // orderJson is encrypted at rest (not comparable in a where): updatedAt guards against a concurrent write.
+  await tx.delivery.updateMany({ where: { id: deliveryId, updatedAt: row.updatedAt }, data: { orderJson: writeOrderJson({ ...stored, updated_at: updatedAt }) } });
+}
+
 // --- merchant actions -------------------------------------------------------
 
 type DeliveryRow = NonNullable<Awaited<ReturnType<Tx['delivery']['findUnique']>>>;
@@ -159,15 +247,23 @@ async function act(tx: Tx, queue: JobQueue, d: DeliveryRow, action: MerchantActi
     await merchantTransition(tx, queue, d, { event: action, data, facts, timeline: { kind: 'requeued', message: note, source: 'merchant' } });
     return;
   }
+  const generation = requeueData(d, row, facts, data, row.request === 'rebuild' ? await activeEnvironmentOf(tx, d.shopId) : '');
+  if (overrides) data.overridesJson = writeOverridesJson(overrides);
+  // Guard only what this decision rests on (id, generation, status): background bookkeeping may change freely.
+  await merchantTransition(tx, queue, d, { event: action, data, facts, generation, timeline: { kind: 'requeued', message: note, source: 'merchant' } });
+}
+
+/**
+ * Back to PENDING: adds to `data` what the row's request policy needs (a rebuilt
+ * request, to the environment active now, and a new generation once the courier
+ * saw the old key); returns the generation.
+ */
+function requeueData(d: DeliveryRow, row: Row, facts: Facts, data: Record<string, unknown>, activeEnvironment: string): number {
   const fresh = newGeneration(row, facts);
   const generation = fresh ? d.generation + 1 : d.generation;
   data.generation = generation;
-  if (overrides) data.overridesJson = writeOverridesJson(overrides);
-  if (row.request === 'rebuild') {
-    // A rebuilt request goes to the environment active now; a resent one stays where it was sent.
-    const settings = parseStoredSettings((await tx.shop.findUniqueOrThrow({ where: { id: d.shopId } })).settings);
-    Object.assign(data, { requestBody: null, idempotencyKey: null, createSentAt: null, tries: 0, environment: settings.activeEnvironment });
-  }
+  // A resent request stays where it was sent.
+  if (row.request === 'rebuild') Object.assign(data, { requestBody: null, idempotencyKey: null, createSentAt: null, tries: 0, environment: activeEnvironment });
   if (fresh) {
     Object.assign(data, {
       responseBody: null, requestId: null, courierOrderId: null, courierOrderStatus: null, dispatchJobId: null, courierDeliveryId: null,
@@ -175,8 +271,11 @@ async function act(tx: Tx, queue: JobQueue, d: DeliveryRow, action: MerchantActi
       shopifyStatus: null, dispatchedAt: null, courierOrders: null, learnAfter: null, learnReads: 0,
     });
   }
-  // Guard only what this decision rests on (id, generation, status): background bookkeeping may change freely.
-  await merchantTransition(tx, queue, d, { event: action, data, facts, generation, timeline: { kind: 'requeued', message: note, source: 'merchant' } });
+  return generation;
+}
+
+async function activeEnvironmentOf(tx: Tx, shopId: string): Promise<string> {
+  return parseStoredSettings((await tx.shop.findUniqueOrThrow({ where: { id: shopId } })).settings).activeEnvironment;
 }
 
 /** Dispatch a recorded order now, bypassing auto-dispatch and the shipping-method/country rules. */

@@ -29,7 +29,8 @@ export type ReasonCode =
   | 'cancel_with_courier'
   | 'shopify_error'
   | 'invalid_field'
-  | 'duplicate_courier_orders';
+  | 'duplicate_courier_orders'
+  | 'address_changed';
 
 export interface Problem {
   code: ReasonCode;

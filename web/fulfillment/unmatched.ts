@@ -92,8 +92,11 @@ export async function resolveDuplicates(ctx: AppContext, shopDomain: string, del
   const d = await ctx.db.delivery.findFirst({ where: { id: deliveryId, shop: { domain: shopDomain } } });
   if (!d) throw new ActionError(`delivery ${deliveryId} not found`, 404);
   if (!allowedActions(factsOf(d)).includes('resolve')) throw new ActionError('this delivery has no duplicate courier orders to resolve');
+  const entry = d.reasonCode === 'address_changed'
+    ? { kind: 'address_change_resolved', message: 'Marked resolved: the courier was given the new address' }
+    : { kind: 'duplicates_resolved', message: `Marked resolved: the extra courier orders were cancelled; tracking ${d.courierOrderId}` };
   await ctx.db.$transaction(async (tx) => {
     await tx.delivery.update({ where: { id: d.id }, data: { reasonCode: null, reason: null } });
-    await addEvent(tx, d.id, { kind: 'duplicates_resolved', source: 'merchant', message: `Marked resolved: the extra courier orders were cancelled; tracking ${d.courierOrderId}` });
+    await addEvent(tx, d.id, { ...entry, source: 'merchant' });
   });
 }

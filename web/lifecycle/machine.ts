@@ -50,7 +50,9 @@ export type SystemEvent =
   | 'courier_moving'
   | 'courier_delivered'
   | 'courier_failed'
-  | 'shopify_refused'; // the fulfillment write-back was refused by Shopify
+  | 'shopify_refused' // the fulfillment write-back was refused by Shopify
+  | 'shopify_address_changed' // orders/updated with a new address or phone: recorded (and flagged once booked)
+  | 'shopify_address_updated'; // orders/updated brought what a NEEDS_ATTENTION delivery lacked: book again
 export type LifecycleEvent = SystemEvent | MerchantAction;
 
 /** Jobs a transition schedules, in the same transaction as its update. */
@@ -88,13 +90,14 @@ export function factsOf(d: CurrentRow, extra: Partial<Facts> = {}): Facts {
   };
 }
 
-export type Guard = 'cancelled_in_shopify' | 'has_courier_order' | 'shopify_refused_booked' | 'duplicate_orders';
+export type Guard = 'cancelled_in_shopify' | 'has_courier_order' | 'shopify_refused_booked' | 'duplicate_orders' | 'address_changed';
 
 export const GUARDS: Record<Guard, (f: Facts) => boolean> = {
   cancelled_in_shopify: (f) => f.reasonCode === 'cancelled',
   has_courier_order: (f) => f.courierOrder === true,
   shopify_refused_booked: (f) => f.reasonCode === 'shopify_error' && f.courierOrder === true,
   duplicate_orders: (f) => f.reasonCode === 'duplicate_courier_orders',
+  address_changed: (f) => f.reasonCode === 'address_changed',
 };
 
 /** SAME: the status stays (the event is still recorded). BY_PROGRESS: CREATED, IN_PROGRESS or DELIVERED, by how far the courier got. */
@@ -145,6 +148,10 @@ export const TRANSITIONS: readonly Row[] = [
 
   { event: 'shopify_refused', from: [...BOOKED, 'NEEDS_ATTENTION'], to: 'NEEDS_ATTENTION', effects: [] },
 
+  // An address edit never moves a booked delivery: the flag is its reason code (cleared by resolve).
+  { event: 'shopify_address_changed', from: ALL, to: 'SAME', effects: [] },
+  { event: 'shopify_address_updated', from: ['NEEDS_ATTENTION'], to: 'PENDING', effects: ['dispatch'], request: 'rebuild' },
+
   // Merchant actions.
   { event: 'dispatch', from: ['SKIPPED'], to: 'PENDING', effects: ['dispatch'], request: 'rebuild', manualEligibility: true },
   // Only the Shopify write-back failed: the courier side is fine, write it again.
@@ -158,6 +165,8 @@ export const TRANSITIONS: readonly Row[] = [
   { event: 'redispatch', from: ['NEEDS_ATTENTION', 'FAILED'], to: 'PENDING', effects: ['dispatch'], request: 'rebuild' },
   { event: 'check', from: ['CREATED', 'IN_PROGRESS', 'CANCEL_REQUESTED_IN_SHOPIFY'], to: 'SAME', effects: [] },
   { event: 'resolve', from: ALL, when: 'duplicate_orders', to: 'SAME', effects: [] },
+  // The merchant told the courier the new address (or decided it does not matter).
+  { event: 'resolve', from: ALL, when: 'address_changed', to: 'SAME', effects: [] },
 ];
 
 export type Decision =

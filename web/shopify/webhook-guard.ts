@@ -5,7 +5,7 @@
 
 /** Topics keyed by the library's storage form (X-Shopify-Topic orders/paid → ORDERS_PAID). */
 const COMPLIANCE = new Set(['CUSTOMERS_DATA_REQUEST', 'CUSTOMERS_REDACT', 'SHOP_REDACT']);
-const ORDER_TOPICS = new Set(['ORDERS_PAID', 'ORDERS_CANCELLED']);
+const ORDER_TOPICS = new Set(['ORDERS_PAID', 'ORDERS_CANCELLED', 'ORDERS_UPDATED']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hostOf = (url: unknown): string | null => {

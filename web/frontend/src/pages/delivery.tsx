@@ -21,7 +21,7 @@ const ACTION_HELP: Record<Exclude<Action, 'fix'>, string> = {
   retry: 'Sends the order again. If the courier already holds it, nothing is booked twice.',
   redispatch: 'Books a new courier delivery, for example after the courier failed or cancelled.',
   check: 'Asks the courier for this delivery’s status now, without waiting for its next webhook.',
-  resolve: 'Confirms you cancelled the extra courier orders in the courier portal.',
+  resolve: 'Clears the flag: you cancelled the extra courier orders, or gave the courier the new address.',
 };
 
 export function DeliveryPage(props: { id: string }) {
