@@ -73,6 +73,7 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
     applied,
     source: input.source === 'webhook' ? 'courier' : 'reconcile',
     courierEventId: input.courierEventId ?? null,
+    generation: r.row.generation,
     occurredAt: input.occurredAt,
     message: applied ? (decision!.apply && decision!.attention ? decision!.attention.message : null) : WHY_TEXT[decision!.apply ? 'stale' : decision!.why],
   });
