@@ -104,13 +104,14 @@ export async function learnCourierIds(ctx: AppContext, envId: string, budget: nu
       shopId: env.shopId,
       environment: env.environment,
       courierOrderId: { not: null },
-      refs: { none: { kind: 'delivery' } },
+      // A re-dispatched delivery holds an earlier generation's delivery id: it still has to learn its own (filtered below).
+      AND: [{ OR: [{ refs: { none: { kind: 'delivery' } } }, { generation: { gt: 1 } }] }, { OR: [{ learnAfter: null }, { learnAfter: { lte: new Date(now) } }] }],
       status: { in: LEARN_STATUSES },
-      OR: [{ learnAfter: null }, { learnAfter: { lte: new Date(now) } }],
     },
+    include: { refs: { where: { kind: 'delivery' }, select: { generation: true } } },
     orderBy: { dispatchedAt: 'desc' },
-    take: budget,
-  });
+    take: budget * 2,
+  }).then((rows) => rows.filter((d) => !d.refs.some((r) => r.generation === d.generation)).slice(0, budget));
   if (!candidates.length) return { read: [], learned };
   const client = ctx.courier.for(env.shop.domain, courierAccessFromRow(env, ctx.box, ctx.config.courierBaseUrls));
   const read: string[] = [];
