@@ -400,7 +400,7 @@ const HANDLERS: Record<string, Handler> = {
 export const SUPPORTED_OPERATIONS = Object.keys(HANDLERS);
 
 /** Mutations whose next call can be answered with an injected userError (shop.failNext). */
-export const USER_ERROR_OPERATIONS = ['FulfillmentCreate', 'FulfillmentEventCreate', 'FulfillmentTrackingInfoUpdate', 'FulfillmentCancel', 'MetafieldsSet', 'TagsAdd'];
+export const USER_ERROR_OPERATIONS = ['FulfillmentCreate', 'FulfillmentEventCreate', 'MetafieldsSet', 'TagsAdd', 'FulfillmentTrackingInfoUpdate', 'FulfillmentCancel'];
 
 /** One Admin GraphQL request against a simulated shop. */
 export function handleAdminGraphql(shop: SimShop, accessToken: string | null | undefined, req: GraphqlRequest): GraphqlResponse {
