@@ -89,7 +89,7 @@ describe('status webhooks → Shopify', () => {
 
   it('a courier failure needs attention and reports FAILURE to Shopify; re-dispatch books a new order under a new key, whose tracking and events go onto the same fulfillment through DELIVERED', async () => {
     const domain = 'failure.myshopify.com';
-    const { sim, orderId, courierOrderId, delivery } = await bookedOrder(domain, { settings: { fulfillment: { trackingUrlTemplate: 'https://track.example.com/{jobId}' } } });
+    const { sim, orderId, courierOrderId, delivery, account } = await bookedOrder(domain, { settings: { fulfillment: { trackingUrlTemplate: 'https://track.example.com/{jobId}' } } });
     await s.courier.advance(courierOrderId, { to: 'picked_up' });
     await waitFor(async () => fulfillmentsOf(sim, orderId)[0]?.events.length === 2, 'two events');
     await s.courier.advance(courierOrderId, { outcome: 'failed', to: 'failed' });
@@ -109,6 +109,16 @@ describe('status webhooks → Shopify', () => {
     expect(again.fulfillmentId).toBe(`gid://shopify/Fulfillment/${first.id}`);
 
     // The new booking's courier progress: the same fulfillment takes its tracking, then its events.
+    // The earlier courier order still reports (a late "returned"): history of the old booking, applied nowhere.
+    const oldOrder = await s.courier.order(courierOrderId);
+    const late = JSON.stringify({ id: `evt_${randomUUID()}`, type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: oldOrder.deliveryId, status: 'returned' } });
+    const lateId = JSON.parse(late).id;
+    const sent = await fetch(account.endpointUrl, { method: 'POST', headers: signDeliveryWebhook({ secret: WEBHOOK_SECRET, body: late, timestampSec: Math.floor(Date.now() / 1000), eventId: lateId, type: 'delivery.status.updated' }), body: late });
+    expect(sent.status).toBe(200);
+    await waitFor(async () => (await s.app.db.deliveryEvent.findFirst({ where: { courierEventId: lateId } })) ?? null, 'the late status of the earlier booking recorded');
+    expect(await s.app.db.deliveryEvent.findFirst({ where: { courierEventId: lateId } })).toMatchObject({ applied: false, generation: 1, message: expect.stringMatching(/earlier booking/) });
+    expect(await deliveryOf(s.app, domain, orderId)).toMatchObject({ status: 'CREATED', courierStatusRank: 0 });
+
     const before = first.events.map((e) => e.status);
     expect(before.at(-1)).toBe('FAILURE');
     await s.courier.advance(again.courierOrderId!, { to: 'delivered' });
