@@ -89,6 +89,8 @@ export class SimShop {
   throttleNext = 0;
   /** operation name → userErrors message for its next call. */
   readonly failNext = new Map<string, string>();
+  /** fulfillment id → the fulfillment order line items and quantities it took (given back when cancelled). */
+  readonly fulfilledItems = new Map<string, Array<{ fo: SimFulfillmentOrder; li: SimLineItem; qty: number }>>();
 
   constructor(domain: string, accessToken: string, locations?: SimLocation[]) {
     this.domain = domain;
@@ -165,6 +167,24 @@ export class SimShop {
       const f = order.fulfillments.find((x) => x.id === id);
       if (f) return { order, fulfillment: f };
     }
+    return null;
+  }
+
+  /**
+   * Cancels a fulfillment as Shopify does (fulfillmentCancel, or the merchant in the admin):
+   * its quantities go back to the fulfillment orders, which open again. Returns a userError message, or null.
+   */
+  cancelFulfillment(fulfillmentGid: string): string | null {
+    const found = this.findFulfillment(fulfillmentGid);
+    if (!found) return 'Fulfillment does not exist.';
+    const f = found.fulfillment;
+    if (f.status === 'CANCELLED') return 'Fulfillment cannot be cancelled.';
+    f.status = 'CANCELLED';
+    for (const { fo, li, qty } of this.fulfilledItems.get(f.id) ?? []) {
+      li.remainingQuantity += qty;
+      if (fo.status === 'CLOSED' || fo.status === 'IN_PROGRESS') fo.status = fo.lineItems.every((x) => x.remainingQuantity === x.totalQuantity) ? 'OPEN' : 'IN_PROGRESS';
+    }
+    this.fulfilledItems.delete(f.id);
     return null;
   }
 
@@ -298,6 +318,7 @@ const HANDLERS: Record<string, Handler> = {
       events: [],
     };
     order.fulfillments.push(f);
+    shop.fulfilledItems.set(f.id, touched.flatMap((t) => t.items.map(({ li, qty }) => ({ fo: t.fo, li, qty }))));
     return { data: { fulfillmentCreate: { fulfillment: { id: gid('Fulfillment', f.id), status: f.status }, userErrors: [] } } };
   },
 
@@ -312,6 +333,37 @@ const HANDLERS: Record<string, Handler> = {
     const e: SimFulfillmentEvent = { id: nextId(), status: input.status, happenedAt: input.happenedAt ?? new Date().toISOString(), message: input.message ?? null };
     found.fulfillment.events.push(e);
     return { data: { fulfillmentEventCreate: { fulfillmentEvent: { id: gid('FulfillmentEvent', e.id), status: e.status, happenedAt: e.happenedAt }, userErrors: [] } } };
+  },
+
+  FulfillmentTrackingInfoUpdate(shop, v) {
+    const refuse = (field: string[], message: string) =>
+      ({ data: { fulfillmentTrackingInfoUpdate: { fulfillment: null, userErrors: [{ field, message }] } }, userErrors: true });
+    const injected = userErrors(shop, 'FulfillmentTrackingInfoUpdate', ['trackingInfoInput']);
+    if (injected.length) return refuse(injected[0]!.field, injected[0]!.message);
+    const found = shop.findFulfillment(v.fulfillmentId);
+    if (!found) return refuse(['fulfillmentId'], 'Fulfillment does not exist.');
+    const f = found.fulfillment;
+    // Shopify changes the tracking of a live fulfillment only.
+    if (f.status === 'CANCELLED') return refuse(['fulfillmentId'], 'Cannot update tracking information for a cancelled fulfillment.');
+    const t = v.trackingInfoInput ?? {};
+    f.trackingInfo = { company: t.company ?? null, number: t.number ?? t.numbers?.[0] ?? null, url: t.url ?? t.urls?.[0] ?? null };
+    if (v.notifyCustomer !== undefined && v.notifyCustomer !== null) f.notifyCustomer = !!v.notifyCustomer;
+    return {
+      data: {
+        fulfillmentTrackingInfoUpdate: {
+          fulfillment: { id: gid('Fulfillment', f.id), status: f.status, trackingInfo: f.trackingInfo.number || f.trackingInfo.company ? [f.trackingInfo] : [] },
+          userErrors: [],
+        },
+      },
+    };
+  },
+
+  FulfillmentCancel(shop, v) {
+    const injected = userErrors(shop, 'FulfillmentCancel', ['id']);
+    const message = injected[0]?.message ?? shop.cancelFulfillment(v.id);
+    if (message) return { data: { fulfillmentCancel: { fulfillment: null, userErrors: [{ field: ['id'], message }] } }, userErrors: true };
+    const f = shop.findFulfillment(v.id)!.fulfillment;
+    return { data: { fulfillmentCancel: { fulfillment: { id: gid('Fulfillment', f.id), status: f.status }, userErrors: [] } } };
   },
 
   MetafieldsSet(shop, v) {
@@ -379,7 +431,7 @@ const HANDLERS: Record<string, Handler> = {
 export const SUPPORTED_OPERATIONS = Object.keys(HANDLERS);
 
 /** Mutations whose next call can be answered with an injected userError (shop.failNext). */
-export const USER_ERROR_OPERATIONS = ['FulfillmentCreate', 'FulfillmentEventCreate', 'MetafieldsSet', 'TagsAdd'];
+export const USER_ERROR_OPERATIONS = ['FulfillmentCreate', 'FulfillmentEventCreate', 'MetafieldsSet', 'TagsAdd', 'FulfillmentTrackingInfoUpdate', 'FulfillmentCancel'];
 
 /** One Admin GraphQL request against a simulated shop. */
 export function handleAdminGraphql(shop: SimShop, accessToken: string | null | undefined, req: GraphqlRequest): GraphqlResponse {

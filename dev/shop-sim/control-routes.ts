@@ -79,6 +79,15 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
       const webhook = c.body.send === false ? null : await deliver(s.domain, 'orders/updated', o.payload, { orderId: o.id, wait: optionalBool(c.body.wait, 'wait') });
       return { order: state.orderView(s, o), webhook };
     }, 'edit the shipping address / phone {shippingAddress?, phone?, send?, wait?} → orders/updated'],
+    ['POST', /^\/shops\/([^/]+)\/orders\/([^/]+)\/fulfillments\/([^/]+)\/cancel$/, (c) => {
+      const s = shopParam(c);
+      const o = state.orderOf(s, decodeURIComponent(c.params[1]!));
+      const id = decodeURIComponent(c.params[2]!);
+      if (!o.fulfillments.some((f) => f.id === id.split('/').pop())) throw new HttpError(404, `no fulfillment ${id} on order ${o.id}`);
+      const refused = s.cancelFulfillment(id);
+      if (refused) throw new HttpError(409, refused);
+      return { order: state.orderView(s, o) };
+    }, 'cancel a fulfillment as the merchant does in the admin: its items open again'],
     ['POST', /^\/shops\/([^/]+)\/webhooks$/, async (c) => {
       const s = shopParam(c);
       const r = c.body as SendWebhookRequest;
@@ -150,6 +159,7 @@ export const CONTROL_API_SUMMARY = [
   'GET  /_sim/shops/:shop/orders[/:id]           fulfillment orders, fulfillments (tracking, notifyCustomer, events), metafields, tags',
   'POST /_sim/shops/:shop/orders/:id/cancel {reason?, force?}  → orders/cancelled',
   'POST /_sim/shops/:shop/orders/:id/address {shippingAddress?, phone?}  staff edit → orders/updated',
+  'POST /_sim/shops/:shop/orders/:id/fulfillments/:fid/cancel   the merchant cancels a fulfillment (items open again)',
   'POST /_sim/shops/:shop/webhooks {topic, orderId?, customerId?, orderIds?, payload?}   (compliance topics too)',
   'POST /_sim/shops/:shop/install {scope?}       Shopify-managed install (shopify.app.toml scopes), no token yet',
   'POST /_sim/shops/:shop/open {path?}           embedded URL with id_token, as the admin opens the app; /session-token: a fresh one',

@@ -105,6 +105,11 @@ export class ShopSimControl {
     return this.#call<{ order: SimOrderView; webhook: WebhookDeliveryView | null }>('POST', `/shops/${enc(shop)}/orders/${enc(id)}/address`, edit);
   }
 
+  /** The merchant cancels a fulfillment in the admin: its quantities go back to the fulfillment orders. */
+  cancelFulfillment(shop: string, orderId: string, fulfillmentId: string) {
+    return this.#call<{ order: SimOrderView }>('POST', `/shops/${enc(shop)}/orders/${enc(orderId)}/fulfillments/${enc(fulfillmentId)}/cancel`);
+  }
+
   /** A new webhook (new webhook id) of any supported topic, compliance topics included. */
   sendWebhook(shop: string, req: SendWebhookRequest) {
     return this.#call<WebhookDeliveryView>('POST', `/shops/${enc(shop)}/webhooks`, req);

@@ -18,7 +18,7 @@ import { createShopify, API_VERSION, type Shopify } from '../../web/shopify/app.
 import { createAdminApi } from '../../web/shopify/admin-api.ts';
 import { offlineTokenProvider } from '../../web/shopify/offline-token.ts';
 import {
-  FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, METAFIELDS_SET, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, TAGS_ADD,
+  FULFILLMENT_CANCEL, FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, FULFILLMENT_TRACKING_INFO_UPDATE, METAFIELDS_SET, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, TAGS_ADD,
   addOrderTag, fetchFulfillmentOrders, setOrderMetafields,
 } from '../../web/shopify/operations.ts';
 import {
@@ -219,6 +219,50 @@ describe('Admin GraphQL over HTTP', () => {
     expect(bad).toBeInstanceOf(ShopSimControlError);
     expect(bad.status).toBe(400);
     expect(bad.message).toMatch(/operation must be one of FulfillmentCreate, FulfillmentEventCreate, MetafieldsSet, TagsAdd/);
+  });
+});
+
+describe('re-dispatch mutations: fulfillmentTrackingInfoUpdate and fulfillmentCancel', () => {
+  it('moves the tracking of a live fulfillment; cancelling gives its items back; a cancelled one refuses both with userErrors', async () => {
+    const { order } = await installedShopWithOrder();
+    const fo = order.fulfillmentOrders[0]!;
+    const created = await gql(FULFILLMENT_CREATE, { fulfillment: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: fo.gid }], trackingInfo: { company: 'Same-Day Courier', number: 'job_1' } } });
+    const fulfillmentId = created.body.data.fulfillmentCreate.fulfillment.id;
+
+    const tracking = { company: 'Same-Day Courier', number: 'job_2', url: 'https://track.example.com/job_2' };
+    const moved = await gql(FULFILLMENT_TRACKING_INFO_UPDATE, { fulfillmentId, trackingInfoInput: tracking, notifyCustomer: false });
+    expect(moved.body.data.fulfillmentTrackingInfoUpdate).toEqual({ fulfillment: { id: fulfillmentId, status: 'SUCCESS', trackingInfo: [tracking] }, userErrors: [] });
+    expect((await ctl.order(SHOP, order.id)).fulfillments[0]).toMatchObject({ trackingInfo: tracking, notifyCustomer: false });
+
+    const cancelled = await gql(FULFILLMENT_CANCEL, { id: fulfillmentId });
+    expect(cancelled.body.data.fulfillmentCancel).toEqual({ fulfillment: { id: fulfillmentId, status: 'CANCELLED' }, userErrors: [] });
+    const view = await ctl.order(SHOP, order.id);
+    expect(view.fulfillmentStatus).toBe('UNFULFILLED');
+    expect(view.fulfillmentOrders[0]!.status).toBe('OPEN');
+    expect(view.fulfillmentOrders[0]!.lineItems.every((li) => li.remainingQuantity === li.totalQuantity)).toBe(true);
+
+    const again = await gql(FULFILLMENT_CANCEL, { id: fulfillmentId });
+    expect(again.body.data.fulfillmentCancel).toEqual({ fulfillment: null, userErrors: [{ field: ['id'], message: expect.any(String) }] });
+    const refused = await gql(FULFILLMENT_TRACKING_INFO_UPDATE, { fulfillmentId, trackingInfoInput: tracking });
+    expect(refused.body.data.fulfillmentTrackingInfoUpdate).toEqual({ fulfillment: null, userErrors: [{ field: ['fulfillmentId'], message: expect.stringMatching(/cancelled/) }] });
+    const missing = await gql(FULFILLMENT_TRACKING_INFO_UPDATE, { fulfillmentId: 'gid://shopify/Fulfillment/1', trackingInfoInput: tracking });
+    expect(missing.body.data.fulfillmentTrackingInfoUpdate.userErrors).toEqual([{ field: ['fulfillmentId'], message: 'Fulfillment does not exist.' }]);
+    expect((await ctl.operations(SHOP)).map((e) => [e.operationName, e.outcome]).slice(1)).toEqual([
+      ['FulfillmentTrackingInfoUpdate', 'ok'], ['FulfillmentCancel', 'ok'], ['FulfillmentCancel', 'user_errors'],
+      ['FulfillmentTrackingInfoUpdate', 'user_errors'], ['FulfillmentTrackingInfoUpdate', 'user_errors'],
+    ]);
+  });
+
+  it('the control API cancels a fulfillment as the merchant does; a second time is refused', async () => {
+    const { order } = await installedShopWithOrder();
+    const created = await gql(FULFILLMENT_CREATE, { fulfillment: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: order.fulfillmentOrders[0]!.gid }] } });
+    const fulfillmentId: string = created.body.data.fulfillmentCreate.fulfillment.id;
+    const r = await ctl.cancelFulfillment(SHOP, order.id, fulfillmentId);
+    expect(r.order.fulfillments[0]!.status).toBe('CANCELLED');
+    expect(r.order.fulfillmentOrders[0]!.status).toBe('OPEN');
+    const second = await ctl.cancelFulfillment(SHOP, order.id, fulfillmentId).catch((e) => e);
+    expect(second).toBeInstanceOf(ShopSimControlError);
+    expect(second.status).toBe(409);
   });
 });
 

@@ -87,9 +87,9 @@ describe('status webhooks → Shopify', () => {
     expect(new Set(events).size).toBe(events.length);
   });
 
-  it('a courier failure needs attention and reports FAILURE to Shopify; re-dispatch books a new order under a new key', async () => {
+  it('a courier failure needs attention and reports FAILURE to Shopify; re-dispatch books a new order under a new key, whose tracking and events go onto the same fulfillment through DELIVERED', async () => {
     const domain = 'failure.myshopify.com';
-    const { sim, orderId, courierOrderId, delivery } = await bookedOrder(domain);
+    const { sim, orderId, courierOrderId, delivery, account } = await bookedOrder(domain, { settings: { fulfillment: { trackingUrlTemplate: 'https://track.example.com/{jobId}' } } });
     await s.courier.advance(courierOrderId, { to: 'picked_up' });
     await waitFor(async () => fulfillmentsOf(sim, orderId)[0]?.events.length === 2, 'two events');
     await s.courier.advance(courierOrderId, { outcome: 'failed', to: 'failed' });
@@ -104,6 +104,80 @@ describe('status webhooks → Shopify', () => {
     expect(again.generation).toBe(2);
     expect(again.idempotencyKey).not.toBe(delivery.idempotencyKey);
     expect(await s.courier.ordersCreatedFor(orderId)).toBe(2);
+    // The fulfillment is kept across generations.
+    const first = fulfillmentsOf(sim, orderId)[0]!;
+    expect(again.fulfillmentId).toBe(`gid://shopify/Fulfillment/${first.id}`);
+
+    // The new booking's courier progress: the same fulfillment takes its tracking, then its events.
+    // The earlier courier order still reports (a late "returned"): history of the old booking, applied nowhere.
+    const oldOrder = await s.courier.order(courierOrderId);
+    const late = JSON.stringify({ id: `evt_${randomUUID()}`, type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: oldOrder.deliveryId, status: 'returned' } });
+    const lateId = JSON.parse(late).id;
+    const sent = await fetch(account.endpointUrl, { method: 'POST', headers: signDeliveryWebhook({ secret: WEBHOOK_SECRET, body: late, timestampSec: Math.floor(Date.now() / 1000), eventId: lateId, type: 'delivery.status.updated' }), body: late });
+    expect(sent.status).toBe(200);
+    await waitFor(async () => (await s.app.db.deliveryEvent.findFirst({ where: { courierEventId: lateId } })) ?? null, 'the late status of the earlier booking recorded');
+    expect(await s.app.db.deliveryEvent.findFirst({ where: { courierEventId: lateId } })).toMatchObject({ applied: false, generation: 1, message: expect.stringMatching(/earlier booking/) });
+    expect(await deliveryOf(s.app, domain, orderId)).toMatchObject({ status: 'CREATED', courierStatusRank: 0 });
+
+    const before = first.events.map((e) => e.status);
+    expect(before.at(-1)).toBe('FAILURE');
+    await s.courier.advance(again.courierOrderId!, { to: 'delivered' });
+    await waitForStatus(s.app, domain, orderId, 'DELIVERED');
+    await waitFor(async () => fulfillmentsOf(sim, orderId)[0]?.events.at(-1)?.status === 'DELIVERED', 'DELIVERED on the same fulfillment').catch((e) => {
+      console.error(JSON.stringify(fulfillmentsOf(sim, orderId)), JSON.stringify(sim.log.map((l) => [l.operationName, l.outcome])));
+      throw e;
+    });
+    const fulfillments = fulfillmentsOf(sim, orderId);
+    expect(fulfillments).toHaveLength(1);
+    expect(fulfillments[0]!.status).toBe('SUCCESS');
+    expect(fulfillments[0]!.trackingInfo).toMatchObject({ number: again.dispatchJobId, url: `https://track.example.com/${again.dispatchJobId}` });
+    expect(again.dispatchJobId).not.toBe(delivery.dispatchJobId);
+    expect(fulfillments[0]!.events.map((e) => e.status)).toEqual([...before, ...FULL_PATH]);
+    expect(sim.log.filter((l) => l.operationName === 'FulfillmentCreate')).toHaveLength(1);
+    expect(sim.log.filter((l) => l.operationName === 'FulfillmentTrackingInfoUpdate' && l.outcome === 'ok')).toHaveLength(1);
+    expect(sim.log.some((l) => l.operationName === 'FulfillmentCancel')).toBe(false);
+    await waitFor(async () => sim.order(orderId)!.metafields['$app:same_day_dispatch.status']?.value === 'delivered', 'status metafield');
+    const done = (await deliveryOf(s.app, domain, orderId))!;
+    expect(done).toMatchObject({ fulfillmentId: again.fulfillmentId, fulfillmentGeneration: 2, shopifyRank: 100 });
+  });
+
+  // Where the existing fulfillment cannot take the new tracking: cancel it (unless Shopify already has) and create a new one.
+  it.each([
+    ['the merchant cancelled the old fulfillment in Shopify', (sim: Awaited<ReturnType<typeof installShop>>, fulfillmentId: string) => expect(sim.cancelFulfillment(fulfillmentId)).toBeNull(), 0],
+    ['Shopify refuses the tracking update', (sim: Awaited<ReturnType<typeof installShop>>) => void sim.failNext.set('FulfillmentTrackingInfoUpdate', 'Fulfillment tracking cannot be updated.'), 1],
+  ] as const)('re-dispatch after a fulfillment, %s: a new fulfillment for the new booking, through DELIVERED', async (label, breakIt, cancels) => {
+    const domain = `refulfil-${cancels}.myshopify.com`;
+    const { sim, orderId, courierOrderId } = await bookedOrder(domain);
+    await s.courier.advance(courierOrderId, { to: 'picked_up' });
+    await waitFor(async () => fulfillmentsOf(sim, orderId)[0]?.events.length === 2, 'two events');
+    await s.courier.advance(courierOrderId, { outcome: 'failed', to: 'failed' });
+    const d = await waitForStatus(s.app, domain, orderId, 'NEEDS_ATTENTION');
+    await waitFor(async () => fulfillmentsOf(sim, orderId)[0]?.events.at(-1)?.status === 'FAILURE', 'FAILURE event');
+    breakIt(sim, d.fulfillmentId!);
+
+    const { redispatch } = await import('../../web/dispatch/service.ts');
+    await s.app.db.$transaction((tx) => redispatch(tx, s.app.ctx.queue, domain, d.id));
+    s.app.ctx.queue.notify();
+    const again = await waitForStatus(s.app, domain, orderId, 'CREATED');
+    await s.courier.advance(again.courierOrderId!, { to: 'delivered' });
+    await waitForStatus(s.app, domain, orderId, 'DELIVERED');
+    await waitFor(async () => fulfillmentsOf(sim, orderId)[1]?.events.at(-1)?.status === 'DELIVERED', `DELIVERED on a new fulfillment (${label})`).catch((e) => {
+      console.error(JSON.stringify(fulfillmentsOf(sim, orderId)), JSON.stringify(sim.log.map((l) => [l.operationName, l.outcome])));
+      throw e;
+    });
+    const [old, fresh] = fulfillmentsOf(sim, orderId);
+    expect(old!.status).toBe('CANCELLED');
+    expect(old!.trackingInfo.number).toBe(d.dispatchJobId);
+    expect(fresh!.status).toBe('SUCCESS');
+    expect(fresh!.trackingInfo.number).toBe(again.dispatchJobId);
+    expect(fresh!.events.map((e) => e.status)).toEqual(FULL_PATH);
+    expect(sim.log.filter((l) => l.operationName === 'FulfillmentCancel' && l.outcome === 'ok')).toHaveLength(cancels);
+    expect(sim.log.filter((l) => l.operationName === 'FulfillmentCreate' && l.outcome === 'ok')).toHaveLength(2);
+    // The order's items were given back by the cancellation and fulfilled again.
+    expect(sim.order(orderId)!.fulfillmentOrders.every((f) => f.status === 'CLOSED')).toBe(true);
+    const done = (await deliveryOf(s.app, domain, orderId))!;
+    expect(done).toMatchObject({ status: 'DELIVERED', fulfillmentId: `gid://shopify/Fulfillment/${fresh!.id}`, fulfillmentGeneration: 2 });
+    expect(done.events.some((e) => e.kind === 'fulfilled' && /could not take the new tracking/.test(e.message ?? ''))).toBe(true);
   });
 
   it('an unknown status is recorded and shown, applied nowhere, and sends nothing to Shopify', async () => {

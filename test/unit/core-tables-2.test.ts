@@ -74,7 +74,7 @@ describe('status progress details', () => {
     expect(planSync(input).events.map((e) => [e.courierStatus, e.event, e.happenedAt.getUTCSeconds()])).toEqual([
       ['driver_assigned', 'CONFIRMED', 1], ['picked_up', 'CARRIER_PICKED_UP', 3], ['in_transit', 'IN_TRANSIT', 9],
     ]);
-    expect(planSync({ ...input, trigger: 'delivered', fulfillmentId: null })).toEqual({ createFulfillment: false, events: [] });
+    expect(planSync({ ...input, trigger: 'delivered', fulfillmentId: null })).toEqual({ createFulfillment: false, updateTracking: false, events: [] });
     // Rank order, not time order: a later step reported with an earlier time still comes after.
     const skewed = planSync({ ...input, history: [{ status: 'in_transit', rank: 40, occurredAt: t(1) }, { status: 'picked_up', rank: 30, occurredAt: t(2) }] });
     expect(skewed.events.map((e) => e.event)).toEqual(['CARRIER_PICKED_UP', 'IN_TRANSIT']);

@@ -44,7 +44,7 @@ describe('planSync', () => {
   const hist = (...s: string[]) => s.map((status, i) => ({ status, rank: rankOf(status)!, occurredAt: t(i) }));
 
   it('creates nothing before the trigger', () => {
-    expect(planSync({ ...base, courierStatus: 'accepted', courierStatusRank: 10, history: hist('accepted') })).toEqual({ createFulfillment: false, events: [] });
+    expect(planSync({ ...base, courierStatus: 'accepted', courierStatusRank: 10, history: hist('accepted') })).toEqual({ createFulfillment: false, updateTracking: false, events: [] });
   });
 
   it('creates the fulfillment at driver_assigned, with its CONFIRMED event', () => {
@@ -62,6 +62,7 @@ describe('planSync', () => {
     const p = planSync({ ...base, fulfillmentId: 'gid://shopify/Fulfillment/1', shopifyRank: 20, courierStatus: 'in_transit', courierStatusRank: 40, history });
     expect(p).toEqual({
       createFulfillment: false,
+      updateTracking: false,
       events: [
         { courierStatus: 'picked_up', rank: 30, event: 'CARRIER_PICKED_UP', happenedAt: t(2) },
         { courierStatus: 'in_transit', rank: 40, event: 'IN_TRANSIT', happenedAt: t(3) },
@@ -81,9 +82,35 @@ describe('planSync', () => {
   });
 
   it('never fulfils a delivery that failed before the trigger; reports FAILURE on one already fulfilled', () => {
-    expect(planSync({ ...base, courierStatus: 'failed', courierStatusRank: 100, history: hist('accepted', 'failed') })).toEqual({ createFulfillment: false, events: [] });
+    expect(planSync({ ...base, courierStatus: 'failed', courierStatusRank: 100, history: hist('accepted', 'failed') })).toEqual({ createFulfillment: false, updateTracking: false, events: [] });
     const p = planSync({ ...base, fulfillmentId: 'f', shopifyRank: 30, courierStatus: 'failed', courierStatusRank: 100, history: hist('driver_assigned', 'picked_up', 'failed') });
     expect(p.events.map((e) => e.event)).toEqual(['FAILURE']);
+  });
+
+  // After a re-dispatch: the fulfillment exists (kept), its tracking is the earlier booking's, the watermark starts again.
+  describe('re-dispatch: the existing fulfillment takes the new booking', () => {
+    const again: SyncInput = { ...base, fulfillmentId: 'f', trackingCurrent: false, shopifyRank: 0 };
+    it.each([
+      ['before the trigger: nothing, not even events', { courierStatus: 'accepted', courierStatusRank: 10, history: hist('accepted') }, false, []],
+      ['at the trigger: the tracking moves, then the new events', { courierStatus: 'driver_assigned', courierStatusRank: 20, history: hist('accepted', 'driver_assigned') }, true, ['CONFIRMED']],
+      ['the new booking failed before the trigger: nothing', { courierStatus: 'failed', courierStatusRank: 100, history: hist('accepted', 'failed') }, false, []],
+      ['trigger delivered, delivered: tracking and the whole new history', { trigger: 'delivered', courierStatus: 'delivered', courierStatusRank: 100, history: hist('picked_up', 'delivered') }, true, ['CARRIER_PICKED_UP', 'DELIVERED']],
+      ['not booked yet: nothing', { booked: false }, false, []],
+    ] as Array<[string, Partial<SyncInput>, boolean, string[]]>)('%s', (_, input, update, events) => {
+      const p = planSync({ ...again, ...input });
+      expect(p.createFulfillment).toBe(false);
+      expect(p.updateTracking).toBe(update);
+      expect(p.events.map((e) => e.event)).toEqual(events);
+    });
+    it('once the tracking is current, only events above the watermark, and no second update', () => {
+      const p = planSync({ ...again, trackingCurrent: true, shopifyRank: 20, courierStatus: 'picked_up', courierStatusRank: 30, history: hist('driver_assigned', 'picked_up') });
+      expect(p).toMatchObject({ createFulfillment: false, updateTracking: false });
+      expect(p.events.map((e) => e.event)).toEqual(['CARRIER_PICKED_UP']);
+    });
+    it('no fulfillment yet (the fallback cleared it): created as on a first booking', () => {
+      const p = planSync({ ...again, fulfillmentId: null, courierStatus: 'driver_assigned', courierStatusRank: 20, history: hist('driver_assigned') });
+      expect(p).toMatchObject({ createFulfillment: true, updateTracking: false });
+    });
   });
 
   it('skips statuses without a mapping but still advances past them', () => {

@@ -30,7 +30,7 @@ function recorder() {
 
 const ORDER_GID = 'gid://shopify/Order/820982911946154508';
 
-/** The variables the app's own code builds, plus the two mutations sync.ts builds inline (same shapes). */
+/** The variables the app's own code builds, plus the mutations sync.ts builds inline (same shapes). */
 async function sentOperations(): Promise<Array<{ query: string; variables: Record<string, unknown> }>> {
   const { api, calls } = recorder();
   await ops.setOrderMetafields(api, 'a.myshopify.com', ORDER_GID, { status: 'accepted', jobId: 'JOB-1', courierOrderId: 'ord_1', price: '95.00', currency: 'ZAR' }, { shopCurrency: 'ZAR' });
@@ -54,6 +54,11 @@ async function sentOperations(): Promise<Array<{ query: string; variables: Recor
     query: ops.FULFILLMENT_EVENT_CREATE,
     variables: { fulfillmentEvent: { fulfillmentId: 'gid://shopify/Fulfillment/3', status: 'IN_TRANSIT', happenedAt: new Date(0).toISOString(), message: 'Courier: picked up' } },
   });
+  calls.push({
+    query: ops.FULFILLMENT_TRACKING_INFO_UPDATE,
+    variables: { fulfillmentId: 'gid://shopify/Fulfillment/3', trackingInfoInput: { company: 'Courier', number: 'JOB-2', url: 'https://track.example/JOB-2' }, notifyCustomer: false },
+  });
+  calls.push({ query: ops.FULFILLMENT_CANCEL, variables: { id: 'gid://shopify/Fulfillment/3' } });
   return calls;
 }
 

@@ -267,8 +267,11 @@ function requeueData(d: DeliveryRow, row: Row, facts: Facts, data: Record<string
   if (fresh) {
     Object.assign(data, {
       responseBody: null, requestId: null, courierOrderId: null, courierOrderStatus: null, dispatchJobId: null, courierDeliveryId: null,
-      deliveryPrice: null, currency: null, courierStatus: null, courierStatusRank: 0, courierStatusAt: null, fulfillmentId: null,
+      deliveryPrice: null, currency: null, courierStatus: null, courierStatusRank: 0, courierStatusAt: null,
       shopifyStatus: null, dispatchedAt: null, courierOrders: null, learnAfter: null, learnReads: 0,
+      // The Shopify fulfillment stays (fulfillmentId): the sync moves its tracking to the new booking
+      // (fulfillmentGeneration < generation); the new booking's events start from an empty watermark.
+      shopifyRank: 0,
     });
   }
   return generation;

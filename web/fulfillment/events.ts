@@ -28,6 +28,7 @@ const WHY_TEXT = {
   stale: 'arrived after a later status: recorded, not applied',
   duplicate: 'same step as the current status: recorded, not applied',
   after_terminal: 'arrived after a final status: recorded, not applied',
+  earlier_booking: 'from an earlier booking of this order (re-dispatched since): recorded, not applied',
 } as const;
 
 export interface StatusInput {
@@ -35,6 +36,8 @@ export interface StatusInput {
   occurredAt: Date;
   source: 'webhook' | 'reconcile';
   courierEventId?: string | null;
+  /** The generation whose courier order the event names, when known: an earlier one is history only. */
+  generation?: number;
 }
 
 /**
@@ -45,8 +48,11 @@ export interface StatusInput {
 export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date): Promise<boolean> {
   const status = normaliseStatus(input.status);
   let decision: EventDecision | undefined;
+  let earlier = false;
   // The rank guard in the UPDATE, with the lifecycle's status guard: after a concurrent change the event is decided again.
   const r = await transitionLatest(tx, null, deliveryId, (d) => {
+    earlier = input.generation !== undefined && input.generation < d.generation;
+    if (earlier) return null;
     const decided = decideEvent({ status: d.status as DeliveryStatus, courierStatus: d.courierStatus, courierStatusRank: d.courierStatusRank }, status);
     decision = decided;
     if (!decided.apply) return null;
@@ -66,15 +72,16 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
   const applied = r.applied;
   if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now } });
   // A read that reports the status we already hold is not news: no timeline line per reconcile pass.
-  if (!applied && input.source === 'reconcile' && !decision!.apply && decision!.why === 'duplicate') return false;
+  if (!applied && !earlier && input.source === 'reconcile' && !decision!.apply && decision!.why === 'duplicate') return false;
   await addEvent(tx, deliveryId, {
     kind: 'courier_status',
     status,
     applied,
     source: input.source === 'webhook' ? 'courier' : 'reconcile',
     courierEventId: input.courierEventId ?? null,
+    generation: earlier ? input.generation : r.row.generation,
     occurredAt: input.occurredAt,
-    message: applied ? (decision!.apply && decision!.attention ? decision!.attention.message : null) : WHY_TEXT[decision!.apply ? 'stale' : decision!.why],
+    message: applied ? (decision!.apply && decision!.attention ? decision!.attention.message : null) : WHY_TEXT[earlier ? 'earlier_booking' : decision!.apply ? 'stale' : decision!.why],
   });
   return applied;
 }
@@ -103,13 +110,14 @@ export async function learnCourierIds(ctx: AppContext, envId: string, budget: nu
       shopId: env.shopId,
       environment: env.environment,
       courierOrderId: { not: null },
-      refs: { none: { kind: 'delivery' } },
+      // A re-dispatched delivery holds an earlier generation's delivery id: it still has to learn its own (filtered below).
+      AND: [{ OR: [{ refs: { none: { kind: 'delivery' } } }, { generation: { gt: 1 } }] }, { OR: [{ learnAfter: null }, { learnAfter: { lte: new Date(now) } }] }],
       status: { in: LEARN_STATUSES },
-      OR: [{ learnAfter: null }, { learnAfter: { lte: new Date(now) } }],
     },
+    include: { refs: { where: { kind: 'delivery' }, select: { generation: true } } },
     orderBy: { dispatchedAt: 'desc' },
-    take: budget,
-  });
+    take: budget * 2,
+  }).then((rows) => rows.filter((d) => !d.refs.some((r) => r.generation === d.generation)).slice(0, budget));
   if (!candidates.length) return { read: [], learned };
   const client = ctx.courier.for(env.shop.domain, courierAccessFromRow(env, ctx.box, ctx.config.courierBaseUrls));
   const read: string[] = [];
@@ -206,7 +214,9 @@ export async function applyEvent(ctx: AppContext, eventRowId: string, deliveryId
     });
     if (!claimed.count) return false;
     const ev = await tx.courierEvent.findUniqueOrThrow({ where: { id: eventRowId } });
-    const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId }, now);
+    // Which booking the event is about: a re-dispatched order's earlier courier order may still report.
+    const ref = ev.deliveryRef ? await tx.courierRef.findFirst({ where: { deliveryId, value: { in: idsOfEvent(ev.payload, ev.deliveryRef) } }, orderBy: { generation: 'desc' } }) : null;
+    const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId, generation: ref?.generation }, now);
     if (extra.message) await addEvent(tx, deliveryId, { kind: 'event_attached', source: 'merchant', message: extra.message });
     if (ok) await enqueueSync(ctx, tx, deliveryId);
     return ok;

@@ -156,6 +156,8 @@ export interface SyncInput {
   courierStatus: string | null;
   courierStatusRank: number;
   fulfillmentId: string | null;
+  /** False after a re-dispatch until the fulfillment shows the new booking's tracking (absent: true). */
+  trackingCurrent?: boolean;
   /** Rank of the last courier status already written to Shopify as an event (0 = none). */
   shopifyRank: number;
   /** Applied courier statuses, any order. */
@@ -166,6 +168,8 @@ export interface SyncInput {
 
 export interface SyncPlan {
   createFulfillment: boolean;
+  /** Put this booking's tracking on the existing fulfillment (a re-dispatch), before any event. */
+  updateTracking: boolean;
   /** Fulfillment events still to write, in progression order. */
   events: Array<{ courierStatus: string; rank: number; event: ShopifyEventStatus; happenedAt: Date }>;
 }
@@ -174,13 +178,20 @@ export interface SyncPlan {
  * What Shopify should show next. The fulfillment is created once the trigger
  * is reached (never for a delivery that failed first); after that every applied
  * status above the watermark becomes one fulfillment event, in rank order.
+ * After a re-dispatch the existing fulfillment gets the new booking's tracking
+ * at the same trigger, and only then the new booking's events.
  */
 export function planSync(s: SyncInput): SyncPlan {
   const failed = isFailure(s.courierStatus);
   const reached =
     s.trigger === 'accepted' ? s.booked : s.trigger === 'delivered' ? isSuccess(s.courierStatus) : s.courierStatusRank >= triggerRank(s.trigger);
-  const createFulfillment = !s.fulfillmentId && s.booked && reached && !failed;
-  if (!s.fulfillmentId && !createFulfillment) return { createFulfillment: false, events: [] };
+  const ready = s.booked && reached && !failed;
+  const createFulfillment = !s.fulfillmentId && ready;
+  const stale = !!s.fulfillmentId && s.trackingCurrent === false;
+  const updateTracking = stale && ready;
+  const nothing = { createFulfillment: false, updateTracking: false, events: [] };
+  if (!s.fulfillmentId && !createFulfillment) return nothing;
+  if (stale && !updateTracking) return nothing;
   const byRank = new Map<number, AppliedStatus>();
   for (const h of beforeFinal(s.history).sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())) {
     if (h.rank > s.shopifyRank && !byRank.has(h.rank)) byRank.set(h.rank, h);
@@ -189,5 +200,5 @@ export function planSync(s: SyncInput): SyncPlan {
     .sort((a, b) => a.rank - b.rank)
     .map((h) => ({ courierStatus: h.status, rank: h.rank, event: shopifyEventFor(h.status, s.mapping), happenedAt: h.occurredAt }))
     .filter((e): e is SyncPlan['events'][number] => e.event !== null);
-  return { createFulfillment, events };
+  return { createFulfillment, updateTracking, events };
 }

@@ -8,6 +8,12 @@
 // - before creating, the order's fulfillments are read and one carrying our
 //   tracking number (the dispatch job id) is adopted, which covers a crash
 //   between Shopify's answer and our write.
+//
+// Re-dispatch after a fulfillment exists: the fulfillment id is kept across
+// generations. The new booking's tracking goes onto it (fulfillmentTrackingInfoUpdate)
+// and its events follow from an empty watermark; where Shopify cannot take that
+// (the fulfillment is cancelled, or the update is refused), the old fulfillment
+// is cancelled and a new one created.
 import type { AppContext } from '../context.ts';
 import { addEvent } from '../lifecycle/timeline.ts';
 import { transitionLatest } from '../lifecycle/transition.ts';
@@ -16,8 +22,10 @@ import { ShopifyAdminError, throwOnUserErrors } from '../shopify/admin-api.ts';
 import { readExchange, readLocationStores } from '../db/json-columns.ts';
 import {
   fetchFulfillmentState,
+  FULFILLMENT_CANCEL,
   FULFILLMENT_CREATE,
   FULFILLMENT_EVENT_CREATE,
+  FULFILLMENT_TRACKING_INFO_UPDATE,
   numericId,
   setOrderMetafields,
 } from '../shopify/operations.ts';
@@ -89,8 +97,10 @@ async function syncDelivery(ctx: AppContext, d: Loaded, settings: Settings): Pro
     courierStatus: d.courierStatus,
     courierStatusRank: d.courierStatusRank,
     fulfillmentId: d.fulfillmentId,
+    trackingCurrent: d.fulfillmentGeneration === d.generation,
     shopifyRank: d.shopifyRank,
-    history: d.events.flatMap((e) => {
+    // The current generation's statuses only: an earlier booking's are history of another tracking number.
+    history: d.events.filter((e) => e.generation === d.generation).flatMap((e) => {
       const rank = e.status ? rankOf(e.status) : null;
       return rank === null ? [] : [{ status: e.status!, rank, occurredAt: e.occurredAt }];
     }),
@@ -101,6 +111,10 @@ async function syncDelivery(ctx: AppContext, d: Loaded, settings: Settings): Pro
   let fulfillmentId = d.fulfillmentId;
   if (plan.createFulfillment) {
     fulfillmentId = await createFulfillment(ctx, d, settings, orderGid);
+    if (!fulfillmentId) return;
+  }
+  if (plan.updateTracking) {
+    fulfillmentId = await moveTracking(ctx, d, settings, orderGid);
     if (!fulfillmentId) return;
   }
   for (const e of plan.events) {
@@ -127,7 +141,7 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
   }
   const ours = state.fulfillments.find((f) => f.status !== 'CANCELLED' && f.trackingInfo.some((t) => t.number === d.dispatchJobId));
   if (ours) {
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: ours.id } });
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: ours.id, fulfillmentGeneration: d.generation } });
     await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Found the Shopify fulfillment already created for job ${d.dispatchJobId}` });
     return ours.id;
   }
@@ -152,19 +166,64 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
     await shopifyAttention(ctx, d.id, 'The Shopify order has no open fulfillment order at the pickup location (already fulfilled, on hold, or assigned elsewhere)');
     return null;
   }
-  const url = settings.fulfillment.trackingUrlTemplate ? trackingUrl(settings.fulfillment.trackingUrlTemplate, d) : null;
   const data = await ctx.admin.request(shop, FULFILLMENT_CREATE, {
-    fulfillment: {
-      lineItemsByFulfillmentOrder: groups,
-      notifyCustomer: settings.fulfillment.notifyCustomer,
-      trackingInfo: { company: settings.fulfillment.courierName, number: d.dispatchJobId, ...(url ? { url } : {}) },
-    },
+    fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: settings.fulfillment.notifyCustomer, trackingInfo: trackingOf(settings, d) },
   });
   throwOnUserErrors('fulfillmentCreate', data?.fulfillmentCreate);
   const id: string = data.fulfillmentCreate.fulfillment.id;
-  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, syncLockedUntil: new Date(ctx.now() + LEASE_MS) } });
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, fulfillmentGeneration: d.generation, syncLockedUntil: new Date(ctx.now() + LEASE_MS) } });
   await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Shopify fulfillment created with tracking number ${d.dispatchJobId}` });
   return id;
+}
+
+function trackingOf(settings: Settings, d: Loaded) {
+  const url = settings.fulfillment.trackingUrlTemplate ? trackingUrl(settings.fulfillment.trackingUrlTemplate, d) : null;
+  return { company: settings.fulfillment.courierName, number: d.dispatchJobId, ...(url ? { url } : {}) };
+}
+
+// Fulfillment statuses whose tracking Shopify will not change.
+const CLOSED_FULFILLMENT = new Set(['CANCELLED', 'ERROR', 'FAILURE']);
+
+/**
+ * A re-dispatch: the existing fulfillment gets this generation's tracking. Where
+ * it cannot (gone, cancelled, or the update refused), the old one is cancelled
+ * and a new one created. Returns the fulfillment the events go to, or null.
+ */
+async function moveTracking(ctx: AppContext, d: Loaded, settings: Settings, orderGid: string): Promise<string | null> {
+  const shop = d.shop.domain;
+  const state = await fetchFulfillmentState(ctx.admin, shop, orderGid);
+  if (!state) {
+    await shopifyAttention(ctx, d.id, 'The Shopify order no longer exists');
+    return null;
+  }
+  const moved = async (id: string, message: string) => {
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, fulfillmentGeneration: d.generation, syncLockedUntil: new Date(ctx.now() + LEASE_MS) } });
+    await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message });
+    return id;
+  };
+  // A crash after Shopify's answer: the tracking is already this booking's.
+  const ours = state.fulfillments.find((f) => !CLOSED_FULFILLMENT.has(f.status) && f.trackingInfo.some((t) => t.number === d.dispatchJobId));
+  if (ours) return moved(ours.id, `Found the Shopify fulfillment already showing tracking number ${d.dispatchJobId}`);
+
+  const old = state.fulfillments.find((f) => f.id === d.fulfillmentId);
+  let refusal = old ? `it is ${old.status.toLowerCase()}` : 'it no longer exists';
+  if (old && !CLOSED_FULFILLMENT.has(old.status)) {
+    const data = await ctx.admin.request(shop, FULFILLMENT_TRACKING_INFO_UPDATE, {
+      fulfillmentId: old.id, trackingInfoInput: trackingOf(settings, d), notifyCustomer: settings.fulfillment.notifyCustomer,
+    });
+    const errors: Array<{ message: string }> = data?.fulfillmentTrackingInfoUpdate?.userErrors ?? [];
+    if (!errors.length) return moved(old.id, `Shopify fulfillment now shows the new tracking number ${d.dispatchJobId}`);
+    refusal = `Shopify refused the new tracking: ${errors.map((e) => e.message).join('; ')}`;
+  }
+  // The fallback: cancel the old fulfillment (its items open again), then create one for this booking.
+  if (old && old.status !== 'CANCELLED') {
+    const data = await ctx.admin.request(shop, FULFILLMENT_CANCEL, { id: old.id });
+    throwOnUserErrors('fulfillmentCancel', data?.fulfillmentCancel);
+  }
+  // Cleared before creating: a crash in between creates (or adopts) on the next run.
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: null, fulfillmentGeneration: null } });
+  await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `The earlier Shopify fulfillment could not take the new tracking (${refusal}); ${old && old.status !== 'CANCELLED' ? 'cancelled it and ' : ''}creating a new one` });
+  return createFulfillment(ctx, d, settings, orderGid);
 }
 
 /** Shopify locations mapped to the store this delivery was picked up from; null = no mapping in use. */

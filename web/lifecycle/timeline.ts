@@ -11,6 +11,8 @@ export interface TimelineEntry {
   applied?: boolean;
   courierEventId?: string | null;
   occurredAt?: Date;
+  /** The delivery's generation (courier statuses need it: the fulfillment sync reads the current generation's). */
+  generation?: number;
 }
 
 /** Writes one line, in the caller's transaction when given one. */
@@ -24,6 +26,7 @@ export async function addEvent(tx: Tx, deliveryId: string, e: TimelineEntry): Pr
       source: e.source ?? 'app',
       applied: e.applied ?? true,
       courierEventId: e.courierEventId ?? null,
+      ...(e.generation ? { generation: e.generation } : {}),
       occurredAt: e.occurredAt ?? new Date(),
     },
   });

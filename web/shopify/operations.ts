@@ -63,6 +63,24 @@ export const FULFILLMENT_EVENT_CREATE = /* GraphQL */ `
     }
   }`;
 
+// Re-dispatch after a fulfillment exists: the new booking's tracking goes onto it.
+export const FULFILLMENT_TRACKING_INFO_UPDATE = /* GraphQL */ `
+  mutation FulfillmentTrackingInfoUpdate($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
+    fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
+      fulfillment { id status trackingInfo(first: 5) { company number url } }
+      userErrors { field message }
+    }
+  }`;
+
+// Where the tracking cannot be updated: the old fulfillment is cancelled and a new one created.
+export const FULFILLMENT_CANCEL = /* GraphQL */ `
+  mutation FulfillmentCancel($id: ID!) {
+    fulfillmentCancel(id: $id) {
+      fulfillment { id status }
+      userErrors { field message }
+    }
+  }`;
+
 export const METAFIELDS_SET = /* GraphQL */ `
   mutation MetafieldsSet($metafields: [MetafieldsSetInput!]!) {
     metafieldsSet(metafields: $metafields) {
