@@ -51,6 +51,8 @@ export const REASONS: Record<ReasonCode, { title: string; hint: string }> = {
     title: 'The courier booked this order more than once',
     hint: 'Cancel the extra courier orders listed below in the courier portal, then mark this resolved. Updates keep coming from the order this app tracks.',
   },
+  geocode_low_confidence: { title: 'Check the map location', hint: 'The geocoder is not sure where this address is. Use the location it found, or enter the coordinates with Fix.' },
+  geocode_no_result: { title: 'Address not found on the map', hint: 'The geocoder found no place for this address. Search for it or enter the latitude and longitude with Fix.' },
 };
 
 export interface DeliveryRowLike {

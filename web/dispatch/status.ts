@@ -29,7 +29,9 @@ export type ReasonCode =
   | 'cancel_with_courier'
   | 'shopify_error'
   | 'invalid_field'
-  | 'duplicate_courier_orders';
+  | 'duplicate_courier_orders'
+  | 'geocode_low_confidence'
+  | 'geocode_no_result';
 
 export interface Problem {
   code: ReasonCode;
