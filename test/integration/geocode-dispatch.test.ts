@@ -111,6 +111,38 @@ describe('dispatch geocodes an address without coordinates', () => {
   });
 });
 
+describe('the Fix form’s address search (POST /api/geocode)', () => {
+  const search = { address1: '1115 Burnett Street', city: 'Pretoria', province: 'Gauteng', zip: '0083', countryCode: 'za' };
+  it('answers the places, best first; an empty list when nothing is found', async () => {
+    const shop = 'geo-search.myshopify.com';
+    await installShop(s, shop);
+    const api = adminClient(s.app.url, shop);
+    const r = await api.post('/api/geocode', search);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ places: [{ lat: -25.75373, lng: 28.23768, confidence: 1, precision: 'building', formattedAddress: '1115, Burnett Street, Hatfield, Pretoria, Gauteng, 0083, South Africa' }] });
+    expect(geo.requests.at(-1)!.params).toMatchObject({ countrycodes: 'za', format: 'jsonv2' });
+    geo.setMode('zero');
+    expect((await api.post('/api/geocode', { ...search, address1: '1 Nowhere Road' })).body).toEqual({ places: [] });
+  });
+
+  it('bad input names the field; a rate limit is a 429, an outage a 503, never a 500', async () => {
+    const shop = 'geo-search-bad.myshopify.com';
+    await installShop(s, shop);
+    const api = adminClient(s.app.url, shop);
+    const bad = await api.post('/api/geocode', { ...search, city: '', countryCode: 'South Africa' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual({ city: 'enter the city', countryCode: 'expected a two-letter country code like ZA' });
+    expect((await api.post('/api/geocode', { ...search, lat: 1 })).status).toBe(422);
+    geo.setMode('rate_limit', { times: 1 });
+    const limited = await api.post('/api/geocode', search);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatch(/rate limiting us/);
+    geo.setMode('error', { times: 1 });
+    expect((await api.post('/api/geocode', search)).status).toBe(503);
+    expect(geo.requests.filter((r) => r.path === '/search')).toHaveLength(2);
+  });
+});
+
 describe('no geocoder configured', () => {
   it('an address without coordinates goes to NEEDS_ATTENTION as before, and nothing is looked up', async () => {
     const app = await startTestApp({ COURIER_TEST_BASE_URL: s.sandbox.url });
@@ -123,6 +155,11 @@ describe('no geocoder configured', () => {
       expect(d.reason).toBe('Shipping address has no coordinates');
       expect(JSON.parse(d.overridesJson)).toEqual({});
       expect(geo.requests).toHaveLength(0);
+      const api = adminClient(app.url, shop);
+      expect((await api.get(`/api/deliveries/${d.id}`)).body.delivery).toMatchObject({ geocoder: false, geocodeCandidate: null });
+      const r = await api.post('/api/geocode', { address1: '1115 Burnett Street', city: 'Pretoria', countryCode: 'ZA' });
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatch(/^No geocoder is configured: set GEOCODER_PROVIDER/);
     } finally {
       await app.close();
     }

@@ -176,6 +176,8 @@ export interface DeliveryDetail extends DeliverySummary {
   overrides: { phone?: string; latitude?: number; longitude?: number; name?: string; address1?: string; address2?: string; city?: string; email?: string; geocode?: GeocodeNote } | null;
   /** The geocoder's place for an address it was not sure of (NEEDS_ATTENTION geocode_low_confidence): "Use this location" fixes with its coordinates. */
   geocodeCandidate: GeocodeCandidateView | null;
+  /** A geocoder is configured: the Fix form offers an address search (POST /api/geocode). */
+  geocoder: boolean;
   request: unknown;
   response: unknown;
   requestText: string | null;

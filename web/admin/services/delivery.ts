@@ -8,6 +8,7 @@ import type { Overrides } from '../../dispatch/order.ts';
 import { parseStoredSettings } from '../../settings/schema.ts';
 import { findShop } from '../../settings/store.ts';
 import { ApiError } from '../errors.ts';
+import { geocoderAvailable } from './geocode.ts';
 import { deliverySummary, eventView } from '../views.ts';
 
 const TIMELINE = { events: { orderBy: [{ occurredAt: 'asc' as const }, { receivedAt: 'asc' as const }] } };
@@ -93,6 +94,8 @@ export async function deliveryDetail(ctx: AppContext, domain: string, id: string
     dropoff: dropoffOf(d, overrides ?? {}),
     overrides,
     geocodeCandidate: candidateOf(d, overrides),
+    /** The Fix form offers an address search. */
+    geocoder: geocoderAvailable(ctx),
     request: readExchange(d.requestBody),
     response: readExchange(d.responseBody),
     /** The exact bytes exchanged (number literals as sent, e.g. 1249.90). */
