@@ -121,6 +121,7 @@ describe('the Fix form’s address search (POST /api/geocode)', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ places: [{ lat: -25.75373, lng: 28.23768, confidence: 1, precision: 'building', formattedAddress: '1115, Burnett Street, Hatfield, Pretoria, Gauteng, 0083, South Africa' }] });
     expect(geo.requests.at(-1)!.params).toMatchObject({ countrycodes: 'za', format: 'jsonv2' });
+    expect((await api.get('/api/settings')).body.geocoder).toEqual({ provider: 'nominatim', host: `127.0.0.1:${geo.port}`, minConfidence: 0.8 });
     geo.setMode('zero');
     expect((await api.post('/api/geocode', { ...search, address1: '1 Nowhere Road' })).body).toEqual({ places: [] });
   });
@@ -160,6 +161,7 @@ describe('no geocoder configured', () => {
       const r = await api.post('/api/geocode', { address1: '1115 Burnett Street', city: 'Pretoria', countryCode: 'ZA' });
       expect(r.status).toBe(409);
       expect(r.body.error).toMatch(/^No geocoder is configured: set GEOCODER_PROVIDER/);
+      expect((await api.get('/api/settings')).body.geocoder).toBeNull();
     } finally {
       await app.close();
     }

@@ -78,6 +78,8 @@ export interface SettingsPayload {
   settings: Settings;
   environments: Record<Env, EnvironmentInfo>;
   onboarding: Onboarding;
+  /** The geocoder for addresses without coordinates; null: none configured (the page says how to turn one on). Never the key. */
+  geocoder: { provider: string; host: string; minConfidence: number } | null;
 }
 
 export interface ShopLocation {

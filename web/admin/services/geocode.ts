@@ -27,6 +27,12 @@ export function geocoderAvailable(ctx: Pick<AppContext, 'config'>): boolean {
   return geocoderConfigFor(ctx) !== null;
 }
 
+/** For the settings page: which geocoder, where (the host only), and the threshold. */
+export function geocoderSummary(ctx: Pick<AppContext, 'config'>) {
+  const c = geocoderConfigFor(ctx);
+  return c ? { provider: c.provider, host: new URL(c.url).host, minConfidence: c.minConfidence } : null;
+}
+
 /** Places for an address, best first; an empty list when nothing was found. */
 export async function searchAddress(ctx: AppContext, domain: string, body: unknown) {
   await requireShop(ctx.db, domain);

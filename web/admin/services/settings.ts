@@ -26,6 +26,7 @@ import {
 } from '../../settings/store.ts';
 import { numericId, SHOP_LOCATIONS } from '../../shopify/operations.ts';
 import { ApiError } from '../errors.ts';
+import { geocoderSummary } from './geocode.ts';
 import { environmentChecks, liveReadiness, onboarding, type EnvironmentChecks } from '../onboarding.ts';
 import { connectionFingerprint, readAdminState, recordCheck, webhookFingerprint, type AdminState } from '../state.ts';
 
@@ -58,7 +59,7 @@ export async function settingsPayload(ctx: AppContext, domain: string) {
     urls[env] = webhookUrl(ctx.config.publicWebhookBaseUrl, view.endpointId);
     environments[env] = environmentPayload(ctx, env, view, checks[env], state, urls[env]);
   }
-  return { shop: domain, settings, environments, onboarding: onboarding(settings, checks, urls) };
+  return { shop: domain, settings, environments, onboarding: onboarding(settings, checks, urls), geocoder: geocoderSummary(ctx) };
 }
 
 function environmentPayload(ctx: AppContext, env: EnvironmentName, view: ReturnType<typeof environmentView>, checks: EnvironmentChecks, state: AdminState, url: string) {

@@ -295,6 +295,17 @@ export function SettingsPage() {
               onInput={(e) => set('maxDeliveryPrice', text(e))}
             />
           </s-section>
+          <s-section heading="Geocoding">
+            {s.data.geocoder ? (
+              <s-paragraph>
+                Addresses without coordinates are looked up with {s.data.geocoder.provider} ({s.data.geocoder.host}). Below {Math.round(s.data.geocoder.minConfidence * 100)}% confidence, the order waits for you to confirm the location.
+              </s-paragraph>
+            ) : (
+              <s-paragraph>
+                No geocoder is configured, so orders whose address has no coordinates need the coordinates typed in. To look them up automatically, set GEOCODER_PROVIDER=nominatim in the app’s environment (and GEOCODER_URL for a self-hosted Nominatim; the public server allows one request a second), then restart the app. See docs/geocoding.md.
+              </s-paragraph>
+            )}
+          </s-section>
           <s-stack direction="inline" justifyContent="end">
             <s-button variant="primary" loading={saving} onClick={save}>
               Save settings
