@@ -121,7 +121,7 @@ describe('the Fix form’s address search (POST /api/geocode)', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ places: [{ lat: -25.75373, lng: 28.23768, confidence: 1, precision: 'building', formattedAddress: '1115, Burnett Street, Hatfield, Pretoria, Gauteng, 0083, South Africa' }] });
     expect(geo.requests.at(-1)!.params).toMatchObject({ countrycodes: 'za', format: 'jsonv2' });
-    expect((await api.get('/api/settings')).body.geocoder).toEqual({ provider: 'nominatim', host: `127.0.0.1:${geo.port}`, minConfidence: 0.8 });
+    expect((await api.get('/api/settings')).body.geocoder).toEqual({ active: { provider: 'nominatim', host: `127.0.0.1:${geo.port}`, minConfidence: 0.8, source: 'app' }, own: null });
     geo.setMode('zero');
     expect((await api.post('/api/geocode', { ...search, address1: '1 Nowhere Road' })).body).toEqual({ places: [] });
   });
@@ -144,6 +144,42 @@ describe('the Fix form’s address search (POST /api/geocode)', () => {
   });
 });
 
+describe('a shop’s own geocoder (settings)', () => {
+  it('is used instead of the app-wide one; its key is encrypted at rest and never sent to the browser', async () => {
+    const own = await startGeocoderDouble({ port: 0 });
+    try {
+      const shop = 'geo-own.myshopify.com';
+      const sim = await installShop(s, shop);
+      const api = adminClient(s.app.url, shop);
+      const bad = await api.put('/api/settings', { geocoder: { provider: 'nominatim', url: 'ftp://x', apiKey: '' } });
+      expect(bad.status).toBe(422);
+      expect(bad.body.errors).toMatchObject({ 'geocoder.url': 'expected the http(s) base URL of the geocoder', 'geocoder.apiKey': 'must not be empty' });
+      expect((await api.put('/api/settings', { geocoder: { provider: 'nominatim', url: `${own.url}/`, apiKey: 'shop-geo-key-9876' } })).status).toBe(200);
+
+      const settings = await api.get('/api/settings');
+      expect(settings.body.geocoder).toEqual({
+        active: { provider: 'nominatim', host: `127.0.0.1:${own.port}`, minConfidence: 0.8, source: 'shop' },
+        own: { provider: 'nominatim', url: own.url, apiKey: { set: true, last4: '9876' } },
+      });
+      expect(JSON.stringify(settings.body)).not.toContain('shop-geo-key-9876');
+      const row = await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } });
+      expect(row.geocoderKeyEnc).toBeTruthy();
+      expect(row.geocoderKeyEnc).not.toContain('shop-geo-key-9876');
+
+      const { orderId } = await placeOrder(s, sim, noCoordinates);
+      await waitForStatus(s.app, shop, orderId, 'CREATED');
+      expect(own.requests.filter((r) => r.path === '/search').map((r) => r.keySent)).toEqual([true]);
+      expect(geo.requests).toHaveLength(0);
+
+      // Turned off: the app-wide one again.
+      expect((await api.put('/api/settings', { geocoder: { provider: null } })).status).toBe(200);
+      expect((await api.get('/api/settings')).body.geocoder).toMatchObject({ active: { source: 'app' }, own: null });
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('no geocoder configured', () => {
   it('an address without coordinates goes to NEEDS_ATTENTION as before, and nothing is looked up', async () => {
     const app = await startTestApp({ COURIER_TEST_BASE_URL: s.sandbox.url });
@@ -160,8 +196,8 @@ describe('no geocoder configured', () => {
       expect((await api.get(`/api/deliveries/${d.id}`)).body.delivery).toMatchObject({ geocoder: false, geocodeCandidate: null });
       const r = await api.post('/api/geocode', { address1: '1115 Burnett Street', city: 'Pretoria', countryCode: 'ZA' });
       expect(r.status).toBe(409);
-      expect(r.body.error).toMatch(/^No geocoder is configured: set GEOCODER_PROVIDER/);
-      expect((await api.get('/api/settings')).body.geocoder).toBeNull();
+      expect(r.body.error).toMatch(/^No geocoder is configured: set one in Settings, or GEOCODER_PROVIDER/);
+      expect((await api.get('/api/settings')).body.geocoder).toEqual({ active: null, own: null });
     } finally {
       await app.close();
     }

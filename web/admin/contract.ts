@@ -78,8 +78,12 @@ export interface SettingsPayload {
   settings: Settings;
   environments: Record<Env, EnvironmentInfo>;
   onboarding: Onboarding;
-  /** The geocoder for addresses without coordinates; null: none configured (the page says how to turn one on). Never the key. */
-  geocoder: { provider: string; host: string; minConfidence: number } | null;
+  /** The geocoder for addresses without coordinates. active null: none (the page says how to turn one on). Never the key. */
+  geocoder: {
+    active: { provider: string; host: string; minConfidence: number; source: 'shop' | 'app' } | null;
+    /** The shop's own, set on this page; null: the app-wide one applies. */
+    own: { provider: 'nominatim'; url: string | null; apiKey: SecretState } | null;
+  };
 }
 
 export interface ShopLocation {

@@ -17,7 +17,7 @@ import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, errorDetails, OutcomeUnknownError, parseCreateOrderBody, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
 import { adoptedResult, duplicateReason, matchReference, nextCreateStep, summarise } from './booking.ts';
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
-import { courierAccess, type CourierAccess } from '../settings/store.ts';
+import { courierAccess, type CourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { fetchAssignedLocationId, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
@@ -105,7 +105,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   let key = d.idempotencyKey;
   if (!body || !key) {
     // First attempt of this generation: build the request once.
-    const overrides = await geocodeIfNeeded(ctx, d, order);
+    const overrides = await geocodeIfNeeded(ctx, d, d.shop, order);
     if (!overrides) return;
     const mapped = await buildRequest(ctx, d.shop.domain, order, overrides, env, settings, access);
     if (!mapped.ok) return attention(ctx, d, mapped.problems[0]!.code, problemsMessage(mapped.problems), { lastError: null });
@@ -168,9 +168,9 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
  * coordinates and a geocoder is configured (web/dispatch/geocode.ts). null when
  * the delivery went to NEEDS_ATTENTION or another worker moved it on.
  */
-async function geocodeIfNeeded(ctx: AppContext, d: DeliveryRow, order: OrderSnapshot): Promise<Overrides | null> {
+async function geocodeIfNeeded(ctx: AppContext, d: DeliveryRow, shop: ShopGeocoderRow, order: OrderSnapshot): Promise<Overrides | null> {
   const overrides = readOverridesJson(d);
-  const step = await geocodeForDispatch(ctx, order, overrides);
+  const step = await geocodeForDispatch(ctx, order, overrides, shop);
   if (!step) return overrides;
   if (step.kind === 'attention') {
     await attention(ctx, d, step.problem.code, step.problem.message, { overridesJson: writeOverridesJson(step.overrides), lastError: null });

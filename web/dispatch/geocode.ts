@@ -5,7 +5,11 @@
 // to confirm through Fix. Rate limits and timeouts throw (GeocodeError,
 // retryable, with retryAfterMs): the dispatch job retries.
 import type { AppContext } from '../context.ts';
+import type { Dispatcher } from 'undici';
+import { courierUrlPolicy, guardedAgent } from '../delivery/address-policy.ts';
 import { createGeocoder, GeocodeCacheStore, GeocodeError, geocodeAddress, type GeocodeDecision, type Geocoder, type GeocoderConfig } from '../geocoding/index.ts';
+import { DecryptionError } from '../security/crypto.ts';
+import { shopGeocoder, type ShopGeocoderRow } from '../settings/store.ts';
 import { validCoordinates, withAddressFixes } from './mapping.ts';
 import type { OrderSnapshot, Overrides } from './order.ts';
 import type { Problem } from './status.ts';
@@ -53,19 +57,37 @@ export function permanentGeocodeProblem(e: GeocodeError): Problem {
   return { code: 'missing_coordinates', message: `Shipping address has no coordinates, and the geocoder could not be used: ${e.message}` };
 }
 
-/** The geocoder for a shop: its own (settings), else the app-wide one (GEOCODER_*), else none. */
-export function geocoderConfigFor(ctx: Pick<AppContext, 'config'>, shopGeocoder: GeocoderConfig | null = null): GeocoderConfig | null {
-  return shopGeocoder ?? ctx.config.geocoder;
+/** GEOCODER_MIN_CONFIDENCE's default, for a shop's own geocoder when the app has none. */
+export const DEFAULT_MIN_CONFIDENCE = 0.8;
+
+export interface ChosenGeocoder {
+  config: GeocoderConfig;
+  /** The shop's own (settings page), or the app-wide one (GEOCODER_*). */
+  source: 'shop' | 'app';
+}
+
+/**
+ * The geocoder for a shop: its own (settings), else the app-wide one
+ * (GEOCODER_*), else none. Throws DecryptionError when the shop's key cannot be read.
+ */
+export function chooseGeocoder(ctx: Pick<AppContext, 'config' | 'box'>, shop: ShopGeocoderRow | null): ChosenGeocoder | null {
+  const own = shop ? shopGeocoder(shop, ctx.box, ctx.config.geocoder?.minConfidence ?? DEFAULT_MIN_CONFIDENCE) : null;
+  if (own) return { config: own, source: 'shop' };
+  return ctx.config.geocoder ? { config: ctx.config.geocoder, source: 'app' } : null;
 }
 
 // One client per configuration: the client keeps the usage policy's pace per server.
 const clients = new Map<string, Geocoder>();
-export function geocoderOf(ctx: Pick<AppContext, 'config'>, config: GeocoderConfig | null): Geocoder | null {
-  if (!config) return null;
-  const key = JSON.stringify([config.provider, config.url, config.apiKey]);
+let guarded: Dispatcher | undefined;
+export function geocoderOf(ctx: Pick<AppContext, 'config'>, chosen: ChosenGeocoder | null): Geocoder | null {
+  if (!chosen) return null;
+  const { config, source } = chosen;
+  const key = JSON.stringify([source, config.provider, config.url, config.apiKey]);
   let g = clients.get(key);
   if (!g) {
-    g = createGeocoder(config, { appUrl: ctx.config.shopify.appUrl })!;
+    // A merchant's URL may not reach private addresses in production, as for courier base URLs.
+    const dispatcher = source === 'shop' && !courierUrlPolicy(ctx.config.nodeEnv).allowPrivate ? (guarded ??= guardedAgent({ connectTimeoutMs: 5_000 })) : undefined;
+    g = createGeocoder(config, { appUrl: ctx.config.shopify.appUrl, ...(dispatcher ? { dispatcher } : {}) })!;
     clients.set(key, g);
   }
   return g;
@@ -77,12 +99,19 @@ export function geocoderOf(ctx: Pick<AppContext, 'config'>, config: GeocoderConf
  * Throws a retryable GeocodeError for rate limits, timeouts and outages.
  */
 export async function geocodeForDispatch(
-  ctx: Pick<AppContext, 'config' | 'db'>, order: OrderSnapshot, overrides: Overrides, shopGeocoder: GeocoderConfig | null = null,
+  ctx: Pick<AppContext, 'config' | 'db' | 'box'>, order: OrderSnapshot, overrides: Overrides, shop: ShopGeocoderRow | null,
 ): Promise<GeocodeStep | null> {
   if (!needsGeocoding(order, overrides)) return null;
-  const config = geocoderConfigFor(ctx, shopGeocoder);
-  const geocoder = geocoderOf(ctx, config);
-  if (!config || !geocoder) return null;
+  let chosen;
+  try {
+    chosen = chooseGeocoder(ctx, shop);
+  } catch (e) {
+    if (!(e instanceof DecryptionError)) throw e;
+    return { kind: 'attention', problem: { code: 'missing_coordinates', message: `Shipping address has no coordinates, and the shop's geocoder key cannot be read (${e.message}); enter it again in Settings` }, overrides };
+  }
+  const geocoder = geocoderOf(ctx, chosen);
+  if (!chosen || !geocoder) return null;
+  const config = chosen.config;
   const address = withAddressFixes(order.shipping_address!, overrides);
   let decision;
   try {

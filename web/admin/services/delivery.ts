@@ -95,7 +95,7 @@ export async function deliveryDetail(ctx: AppContext, domain: string, id: string
     overrides,
     geocodeCandidate: candidateOf(d, overrides),
     /** The Fix form offers an address search. */
-    geocoder: geocoderAvailable(ctx),
+    geocoder: geocoderAvailable(ctx, d.shop),
     request: readExchange(d.requestBody),
     response: readExchange(d.responseBody),
     /** The exact bytes exchanged (number literals as sent, e.g. 1249.90). */

@@ -3,10 +3,11 @@
 // No type-ahead: Nominatim's usage policy forbids it.
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { geocoderConfigFor, geocoderOf } from '../../dispatch/geocode.ts';
+import { chooseGeocoder, geocoderOf, type ChosenGeocoder } from '../../dispatch/geocode.ts';
 import { cachedGeocode, GeocodeCacheStore, GeocodeError, GeocodeRateLimitedError } from '../../geocoding/index.ts';
 import { fieldErrors } from '../../settings/schema.ts';
-import { requireShop } from '../../settings/store.ts';
+import { DecryptionError } from '../../security/crypto.ts';
+import { requireShop, shopGeocoderView, type ShopGeocoderRow } from '../../settings/store.ts';
 import { ApiError } from '../errors.ts';
 
 const line = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
@@ -21,25 +22,37 @@ const SearchInput = z
   .strict();
 
 /** No geocoder for this shop: say how to turn one on. */
-export const NO_GEOCODER = 'No geocoder is configured: set GEOCODER_PROVIDER (and GEOCODER_URL for a self-hosted Nominatim); see docs/geocoding.md';
+export const NO_GEOCODER = 'No geocoder is configured: set one in Settings, or GEOCODER_PROVIDER (and GEOCODER_URL for a self-hosted Nominatim) for the whole app; see docs/geocoding.md';
 
-export function geocoderAvailable(ctx: Pick<AppContext, 'config'>): boolean {
-  return geocoderConfigFor(ctx) !== null;
+/** The shop's geocoder; a key this process cannot read counts as none here (dispatch says so on the delivery). */
+function chosen(ctx: Pick<AppContext, 'config' | 'box'>, shop: ShopGeocoderRow): ChosenGeocoder | null {
+  try {
+    return chooseGeocoder(ctx, shop);
+  } catch (e) {
+    if (e instanceof DecryptionError) return null;
+    throw e;
+  }
 }
 
-/** For the settings page: which geocoder, where (the host only), and the threshold. */
-export function geocoderSummary(ctx: Pick<AppContext, 'config'>) {
-  const c = geocoderConfigFor(ctx);
-  return c ? { provider: c.provider, host: new URL(c.url).host, minConfidence: c.minConfidence } : null;
+export function geocoderAvailable(ctx: Pick<AppContext, 'config' | 'box'>, shop: ShopGeocoderRow): boolean {
+  return chosen(ctx, shop) !== null;
+}
+
+/** For the settings page: the geocoder in use (the host only, never the key), and the shop's own as stored. */
+export function geocoderSummary(ctx: Pick<AppContext, 'config' | 'box'>, shop: ShopGeocoderRow) {
+  const c = chosen(ctx, shop);
+  return {
+    active: c ? { provider: c.config.provider, host: new URL(c.config.url).host, minConfidence: c.config.minConfidence, source: c.source } : null,
+    own: shopGeocoderView(shop, ctx.box),
+  };
 }
 
 /** Places for an address, best first; an empty list when nothing was found. */
 export async function searchAddress(ctx: AppContext, domain: string, body: unknown) {
-  await requireShop(ctx.db, domain);
+  const shop = await requireShop(ctx.db, domain);
   const parsed = SearchInput.safeParse(body);
   if (!parsed.success) throw new ApiError(422, 'The address is not complete enough to search', fieldErrors(parsed.error));
-  const config = geocoderConfigFor(ctx);
-  const geocoder = geocoderOf(ctx, config);
+  const geocoder = geocoderOf(ctx, chosen(ctx, shop));
   if (!geocoder) throw new ApiError(409, NO_GEOCODER);
   const q = parsed.data;
   try {
