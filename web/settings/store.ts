@@ -272,9 +272,10 @@ export function webhookUrl(publicBaseUrl: string, endpointId: string): string {
  * Re-encrypts every secret still under an earlier key with the current one
  * (after ENCRYPTION_KEY was rotated and the old key moved to ENCRYPTION_KEY_PREVIOUS).
  */
-export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ environments: number; sessions: number }> {
+export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ environments: number; sessions: number; geocoderKeys: number }> {
   let environments = 0;
   let sessions = 0;
+  let geocoderKeys = 0;
   for (const row of await db.courierEnvironment.findMany()) {
     const data: Record<string, string> = {};
     for (const f of ['clientSecretEnc', 'webhookSecretEnc', 'webhookSecretPrevEnc'] as const) {
@@ -295,8 +296,13 @@ export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ enviro
       sessions++;
     }
   }
+  for (const row of await db.shop.findMany({ where: { geocoderKeyEnc: { not: null } }, select: { id: true, geocoderKeyEnc: true } })) {
+    if (!box.isStale(row.geocoderKeyEnc!)) continue;
+    await db.shop.update({ where: { id: row.id }, data: { geocoderKeyEnc: box.encrypt(box.decrypt(row.geocoderKeyEnc!)) } });
+    geocoderKeys++;
+  }
   await reencryptCanary(db, box);
-  return { environments, sessions };
+  return { environments, sessions, geocoderKeys };
 }
 
 // --- the shop's own geocoder --------------------------------------------------
