@@ -17,7 +17,7 @@ import { createAdminApi } from './shopify/admin-api.ts';
 import { API_VERSION, createShopify, type Shopify } from './shopify/app.ts';
 import { recordInstall } from './shopify/lifecycle.ts';
 import { JOBS } from './jobs/names.ts';
-import { eraseExpiredPersonalData } from './privacy/erase.ts';
+import { retentionSweep } from './privacy/erase.ts';
 
 /** How often the retention sweep looks for personal data past its retention period. */
 const RETENTION_SWEEP_MS = 6 * 3_600_000;
@@ -89,7 +89,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     await registerDispatchJobs(jobCtx, opts.dispatchRetry, { inFlightMs: opts.inFlightMs ?? 2 * (opts.courier?.requestTimeoutMs ?? 15_000) });
     await registerFulfillmentJobs(jobCtx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
     await ctx.queue.every(JOBS.retention, RETENTION_SWEEP_MS, async () =>
-      void (await eraseExpiredPersonalData(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));
+      void (await retentionSweep(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));
   }
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();

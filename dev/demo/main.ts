@@ -1,6 +1,6 @@
 // `npm run demo`: the app doing its whole job on one machine, with no Shopify store
-// and no courier account. It starts the sandbox courier, the shop simulator and the
-// app as child processes over a fresh SQLite database in a temporary directory,
+// and no courier account. It starts the sandbox courier, the shop simulator, the local
+// geocoder double and the app as child processes over a fresh SQLite database in a temporary directory,
 // installs a demo shop through Shopify-managed install and token exchange, configures it with the operator
 // CLI, places every fixture order, prints each step as it happens and ends with a
 // summary table. Exit code 0 when every order ended as expected (see
@@ -11,7 +11,7 @@
 //   npm run demo -- --step-ms 800 slower courier status steps (default 500 ms)
 import { parseArgs } from 'node:util';
 import {
-  checkOrder, collectOrders, FIXTURE_EXPECTATIONS, FIXTURE_ORDER, onboardShop, SANDBOX_ACCOUNT, shopDomain,
+  checkOrder, collectOrders, expectationFor, FIXTURE_EXPECTATIONS, FIXTURE_ORDER, onboardShop, SANDBOX_ACCOUNT, shopDomain,
   type Expectation, type OrderState,
 } from './merchant.ts';
 import { formatMoney, ProgressTracker, type Snapshot } from './progress.ts';
@@ -108,7 +108,7 @@ async function run(): Promise<boolean> {
   out('Everything runs locally: the sandbox courier, the shop simulator and the app are child processes; the database is a fresh SQLite file.\n');
 
   out('1. Starting the three processes');
-  stack = await startStack({ stepIntervalMs: 0, onStep: (l) => out(`   ${l}`) });
+  stack = await startStack({ stepIntervalMs: 0, geocoder: true, onStep: (l) => out(`   ${l}`) });
   const s = stack;
   out(`   logs             ${s.logs.app}`);
   out(`                    ${s.logs.shopSim}`);
@@ -131,7 +131,7 @@ async function run(): Promise<boolean> {
   for (const fixture of ordered) {
     const r = await s.sim.placeOrder(SHOP, { fixture });
     fixtureOf.set(r.order.id, fixture);
-    tracker.label(r.order.id, FIXTURE_EXPECTATIONS[fixture]?.label ?? fixture);
+    tracker.label(r.order.id, expectationFor(FIXTURE_EXPECTATIONS[fixture], true)?.label ?? fixture);
     const a = r.webhook?.attempts[0];
     tracker.paid(r.order, `orders/paid → app: ${a?.status ? `HTTP ${a.status}` : (a?.error ?? 'not sent')}`);
   }
@@ -144,13 +144,13 @@ async function run(): Promise<boolean> {
   for (;;) {
     if (!s.appRunning()) throw new Error(`the app exited; its log ends with:\n${s.tail('app', 15)}`);
     const snap = await tracker.poll();
-    const allSettled = snap.orders.every((o) => settled(o, FIXTURE_EXPECTATIONS[fixtureOf.get(o.id) ?? ''], snap));
+    const allSettled = snap.orders.every((o) => settled(o, expectationFor(FIXTURE_EXPECTATIONS[fixtureOf.get(o.id) ?? ''], true), snap));
     if (allSettled || Date.now() > deadline) {
       const deliveries = await tracker.refreshDeliveries();
       await tracker.poll();
       states = (await collectOrders(s, SHOP, deliveries)).map((st) => {
         const fixture = fixtureOf.get(st.orderId) ?? '(not a fixture)';
-        const exp = FIXTURE_EXPECTATIONS[fixture];
+        const exp = expectationFor(FIXTURE_EXPECTATIONS[fixture], true);
         return { ...st, fixture, exp, problems: exp ? checkOrder(st, exp) : ['no expectation is stated for this fixture in dev/demo/merchant.ts'] };
       });
       const ok = states.every((st) => !st.problems.length);
@@ -171,8 +171,8 @@ async function run(): Promise<boolean> {
   for (const l of summary(states)) out(l);
   out('');
   out('   Expected: the Johannesburg, Cape Town, Durban and local-phone orders and the test order are delivered and');
-  out('   fulfilled (the test order in the test courier environment); no-coordinates needs attention ("Shipping address');
-  out('   has no coordinates"); local pickup is skipped. Each delivered order: exactly one courier order and one Shopify');
+  out('   fulfilled (the test order in the test courier environment); no-coordinates is geocoded automatically (the local');
+  out('   Nominatim double) and delivered; local pickup is skipped. Each delivered order: exactly one courier order and one Shopify');
   out('   fulfillment, tracking number = job id, events CONFIRMED → CARRIER_PICKED_UP → IN_TRANSIT → OUT_FOR_DELIVERY → DELIVERED.');
   for (const st of states.filter((x) => x.problems.length)) {
     out(`\n   ${st.shopify.name} (${st.fixture}) did not end as expected:`);
@@ -200,8 +200,10 @@ async function serveForever(s: Stack): Promise<never> {
   out('Look at an order in Shopify (fulfillments, events, metafields, tags) and at the courier:');
   out(`  curl -s ${sim}/_sim/shops/${SHOP}/orders/<order id>`);
   out(`  curl -s ${s.urls.sandbox}/_sandbox/orders`);
-  out('Fix the no-coordinates order as a merchant would, and watch it go:');
-  out(`  ${cliEnv} npm run cli -- fix ${SHOP} '#1004' --lat=-25.7545 --lng=28.2314`);
+  out('Place an order whose address the geocoder is not sure of (a street without house numbers): it waits for the merchant');
+  out('with the candidate location (the delivery page: Use this location); or fix it as a merchant would:');
+  out(`  curl -s -X POST ${sim}/_sim/shops/${SHOP}/orders -H 'content-type: application/json' -d ${q('{"fixture": "no-coordinates", "ids": "fresh", "overrides": {"shipping_address": {"name": "Sipho Dlamini", "address1": "8115 Vilakazi Street", "city": "Soweto", "province": "Gauteng", "zip": "1804", "country_code": "ZA", "phone": "+27 82 555 0199"}}}')}`);
+  out(`  ${cliEnv} npm run cli -- fix ${SHOP} '#<order number>' --lat=-26.2384 --lng=27.9086`);
   out('The operator CLI on this database:');
   out(`  ${cliEnv} npm run cli -- deliveries ${SHOP}`);
   out(`Logs: tail -f ${s.logs.app}\n`);

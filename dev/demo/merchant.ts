@@ -116,7 +116,12 @@ export interface Expectation {
   reason?: string;
   /** Why this is the right outcome. */
   why: string;
+  /** The outcome instead when the stack runs the geocoder double (the demo does). */
+  geocoded?: Omit<Expectation, 'geocoded'>;
 }
+
+/** The expectation for a stack with or without the geocoder double. */
+export const expectationFor = (e: Expectation | undefined, geocoder: boolean): Expectation | undefined => (geocoder && e?.geocoded) || e;
 
 /**
  * Every fixture in dev/shop-sim/orders with auto-dispatch on and the other settings
@@ -131,6 +136,7 @@ export const FIXTURE_EXPECTATIONS: Record<string, Expectation> = {
   'no-coordinates': {
     label: 'Hatfield, Pretoria', outcome: 'NEEDS_ATTENTION', reason: 'Shipping address has no coordinates',
     why: 'the courier needs coordinates; the merchant can fix them with `fix --lat --lng`',
+    geocoded: { label: 'Hatfield (geocoded)', outcome: 'DELIVERED', why: 'no coordinates: the geocoder (the local Nominatim double) found them' },
   },
   'local-phone': { label: 'Soweto (phone 082 …)', outcome: 'DELIVERED', why: 'local phone normalised to +27825550199' },
   'local-pickup': {

@@ -38,6 +38,8 @@ export interface StackOptions {
   stepIntervalMs?: number;
   /** The app's RECONCILE_INTERVAL_SECONDS. Default 2. */
   reconcileIntervalSeconds?: number;
+  /** Start the local Nominatim double (`npm run geocoder`) as a 4th child and point the app at it. Default false. */
+  geocoder?: boolean;
   /** Extra environment for the app and the CLI. */
   appEnv?: Record<string, string>;
   /** Called with one line per start-up step (the demo prints them). */
@@ -53,8 +55,8 @@ export interface CliResult {
 export interface Stack {
   dir: string;
   database: { url: string; provider: 'sqlite' | 'postgres' };
-  urls: { sandbox: string; shopSim: string; app: string };
-  logs: { sandbox: string; shopSim: string; app: string; cli: string };
+  urls: { sandbox: string; shopSim: string; app: string; geocoder?: string };
+  logs: { sandbox: string; shopSim: string; app: string; cli: string; geocoder: string };
   courier: SandboxControl;
   sim: ShopSimControl;
   /** The environment the app and the CLI run with (ENCRYPTION_KEY, DATABASE_URL, ...). */
@@ -232,7 +234,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'same-day-dispatch-'));
   mkdirSync(dir, { recursive: true });
   const step = opts.onStep ?? (() => {});
-  const logs = { sandbox: join(dir, 'sandbox.log'), shopSim: join(dir, 'shop-sim.log'), app: join(dir, 'app.log'), cli: join(dir, 'cli.log') };
+  const logs = { sandbox: join(dir, 'sandbox.log'), shopSim: join(dir, 'shop-sim.log'), app: join(dir, 'app.log'), cli: join(dir, 'cli.log'), geocoder: join(dir, 'geocoder.log') };
   for (const f of Object.values(logs)) writeFileSync(f, '');
 
   // A clean environment: nothing from the caller's shell (NODE_ENV, SHOPIFY_*, DATABASE_URL) leaks into the children.
@@ -283,6 +285,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ]);
     step(`sandbox courier  ${sandboxUrl}`);
     step(`shop simulator   ${shopSimUrl}`);
+    let geocoderUrl: string | undefined;
+    if (opts.geocoder) {
+      const geocoder = new Child('geocoder double', [scriptEntry('geocoder'), '--port', '0'], base, logs.geocoder);
+      children.push(geocoder);
+      geocoderUrl = await urlFromLog(geocoder, /Geocoder double \(Nominatim format\) on (http:\/\/\S+)/);
+      step(`geocoder double  ${geocoderUrl}`);
+    }
 
     const courier = new SandboxControl(sandboxUrl);
     const sim = new ShopSimControl(shopSimUrl);
@@ -299,6 +308,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       COURIER_TEST_BASE_URL: sandboxUrl,
       SHOP_SIMULATOR_URL: shopSimUrl,
       RECONCILE_INTERVAL_SECONDS: String(opts.reconcileIntervalSeconds ?? 2),
+      ...(geocoderUrl ? { GEOCODER_PROVIDER: 'nominatim', GEOCODER_URL: geocoderUrl } : {}),
       LOG_LEVEL: 'info',
       // pg-boss: a job whose worker was killed is retried after this long (default 300 s).
       ...(provider === 'postgres' ? { JOB_TIMEOUT_SECONDS: '15' } : {}),
@@ -363,7 +373,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     return {
       dir,
       database: { url: databaseUrl, provider },
-      urls: { sandbox: sandboxUrl, shopSim: shopSimUrl, app: appUrl },
+      urls: { sandbox: sandboxUrl, shopSim: shopSimUrl, app: appUrl, ...(geocoderUrl ? { geocoder: geocoderUrl } : {}) },
       logs,
       courier,
       sim,

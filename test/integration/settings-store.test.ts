@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
 import { SecretBox } from '../../web/security/crypto.ts';
-import { courierAccess, ensureShop, environmentViews, reencryptSecrets, updateEnvironment } from '../../web/settings/store.ts';
+import { courierAccess, ensureShop, environmentViews, reencryptSecrets, shopGeocoder, updateEnvironment, updateShopGeocoder } from '../../web/settings/store.ts';
 import { SettingsValidationError } from '../../web/settings/schema.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
 
@@ -29,6 +29,7 @@ describe('courier credentials at rest', () => {
     const shop = await ensureShop(db, 'rotate.myshopify.com');
     await updateEnvironment(db, old, shop.domain, 'test', { clientId: 'client-1', clientSecret: 'cs_live_abcdef123456', webhookSecret: 'whsec_first_0001' });
     await db.session.create({ data: { id: 'offline_rotate.myshopify.com', shop: shop.domain, state: 's', accessToken: old.encrypt('shpat_token_1234') } });
+    await updateShopGeocoder(db, old, shop.domain, { provider: 'nominatim', url: 'https://nominatim.example.com', apiKey: 'geo-key-5678' });
 
     const row = await db.courierEnvironment.findFirstOrThrow({ where: { shopId: shop.id, environment: 'test' } });
     expect(row.clientSecretEnc).toMatch(/^enc:v1:/);
@@ -38,15 +39,16 @@ describe('courier credentials at rest', () => {
     expect(JSON.stringify(views)).not.toContain('cs_live_abcdef123456');
 
     // New key first, old key still accepted for reading: re-encrypt, then the old key can go.
-    expect(await reencryptSecrets(db, new SecretBox([k2, k1]))).toEqual({ environments: 1, sessions: 1 });
+    expect(await reencryptSecrets(db, new SecretBox([k2, k1]))).toEqual({ environments: 1, sessions: 1, geocoderKeys: 1 });
     const onlyNew = new SecretBox([k2]);
     const access = await courierAccess(db, onlyNew, shop.id, 'test', urls);
     expect(access.clientSecret).toBe('cs_live_abcdef123456');
     expect(access.webhookSecrets).toEqual(['whsec_first_0001']);
     const session = await db.session.findUniqueOrThrow({ where: { id: 'offline_rotate.myshopify.com' } });
     expect(onlyNew.decrypt(session.accessToken)).toBe('shpat_token_1234');
+    expect(shopGeocoder(await db.shop.findUniqueOrThrow({ where: { id: shop.id } }), onlyNew, 0.8)?.apiKey).toBe('geo-key-5678');
     await expect(courierAccess(db, old, shop.id, 'test', urls)).rejects.toThrow(/unknown key/);
-    expect(await reencryptSecrets(db, new SecretBox([k2, k1]))).toEqual({ environments: 0, sessions: 0 });
+    expect(await reencryptSecrets(db, new SecretBox([k2, k1]))).toEqual({ environments: 0, sessions: 0, geocoderKeys: 0 });
   });
 
   it('a new webhook secret keeps the previous one verifying during the portal switch', async () => {

@@ -14,6 +14,7 @@ import { cors, requireSessionToken } from './auth.ts';
 import { apiErrors } from './errors.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { eventRoutes } from './routes/events.ts';
+import { geocodeRoutes } from './routes/geocode.ts';
 import { settingsRoutes } from './routes/settings.ts';
 
 export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
@@ -25,6 +26,7 @@ export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   r.use(settingsRoutes(ctx));
   r.use(deliveryRoutes(ctx));
   r.use(eventRoutes(ctx));
+  r.use(geocodeRoutes(ctx));
   r.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });

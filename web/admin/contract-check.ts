@@ -5,6 +5,7 @@ import type { listUnmatched } from '../fulfillment/unmatched.ts';
 import type * as C from './contract.ts';
 import type { checkNow } from './services/actions.ts';
 import type { deliveryDetail } from './services/delivery.ts';
+import type { searchAddress } from './services/geocode.ts';
 import type { listDeliveries } from './services/deliveries.ts';
 import type { settingsPayload, shopLocations, testConnection, testWebhook } from './services/settings.ts';
 
@@ -22,4 +23,5 @@ export type Checked = [
   Is<{ message: string; delivery: Answer<typeof deliveryDetail> }, C.ActionResult>,
   Is<{ message: string; delivery: Answer<typeof deliveryDetail> } & Pick<Answer<typeof checkNow>, 'result'>, C.ActionResult>,
   Is<Answer<typeof listUnmatched>['events'][number], C.UnmatchedEvent>,
+  Is<Answer<typeof searchAddress>, C.GeocodeSearchResult>,
 ];

@@ -78,6 +78,12 @@ export interface SettingsPayload {
   settings: Settings;
   environments: Record<Env, EnvironmentInfo>;
   onboarding: Onboarding;
+  /** The geocoder for addresses without coordinates. active null: none (the page says how to turn one on). Never the key. */
+  geocoder: {
+    active: { provider: string; host: string; minConfidence: number; source: 'shop' | 'app' } | null;
+    /** The shop's own, set on this page; null: the app-wide one applies. */
+    own: { provider: 'nominatim'; url: string | null; apiKey: SecretState } | null;
+  };
 }
 
 export interface ShopLocation {
@@ -123,6 +129,32 @@ export interface DeliverySummary {
   updatedAt: string;
 }
 
+/** What the geocoder said about the address (web/dispatch/order.ts GeocodeNote). */
+export interface GeocodeNote {
+  state: 'used' | 'candidate';
+  provider: string;
+  lat: number;
+  lng: number;
+  confidence: number;
+  formattedAddress: string;
+  precision?: 'building' | 'street' | 'area';
+}
+
+export interface GeocodeCandidateView {
+  lat: number;
+  lng: number;
+  /** 0..1 */
+  confidence: number;
+  formattedAddress: string;
+  precision: 'building' | 'street' | 'area' | null;
+  provider: string;
+}
+
+/** POST /api/geocode: places for an address typed in the Fix form, best first. */
+export interface GeocodeSearchResult {
+  places: Array<{ lat: number; lng: number; confidence: number; formattedAddress: string; precision: 'building' | 'street' | 'area' }>;
+}
+
 export interface DeliveryDetail extends DeliverySummary {
   courierDeliveryId: string | null;
   courierOrderStatus: string | null;
@@ -147,7 +179,11 @@ export interface DeliveryDetail extends DeliverySummary {
     latitude: number | null;
     longitude: number | null;
   } | null;
-  overrides: { phone?: string; latitude?: number; longitude?: number; name?: string; address1?: string; address2?: string; city?: string; email?: string } | null;
+  overrides: { phone?: string; latitude?: number; longitude?: number; name?: string; address1?: string; address2?: string; city?: string; email?: string; geocode?: GeocodeNote } | null;
+  /** The geocoder's place for an address it was not sure of (NEEDS_ATTENTION geocode_low_confidence): "Use this location" fixes with its coordinates. */
+  geocodeCandidate: GeocodeCandidateView | null;
+  /** A geocoder is configured: the Fix form offers an address search (POST /api/geocode). */
+  geocoder: boolean;
   request: unknown;
   response: unknown;
   requestText: string | null;

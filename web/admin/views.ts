@@ -55,6 +55,8 @@ export const REASONS: Record<ReasonCode, { title: string; hint: string }> = {
     title: 'The courier has the old address',
     hint: 'The shipping address or phone changed in Shopify after booking. Give the courier the new details (courier portal or phone), then mark this resolved.',
   },
+  geocode_low_confidence: { title: 'Check the map location', hint: 'The geocoder is not sure where this address is. Use the location it found, or enter the coordinates with Fix.' },
+  geocode_no_result: { title: 'Address not found on the map', hint: 'The geocoder found no place for this address. Search for it or enter the latitude and longitude with Fix.' },
 };
 
 export interface DeliveryRowLike {

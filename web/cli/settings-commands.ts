@@ -220,7 +220,7 @@ export const SETTINGS_COMMANDS: Record<string, Command> = {
       parse(args, {}, 0);
       const r = await reencryptSecrets(rt.ctx.db, rt.ctx.box);
       const personal = await reencryptPersonalData(rt.ctx.database.db, rt.ctx.box);
-      rt.out(`Re-encrypted ${r.environments} courier environment(s), ${r.sessions} session(s) and ${personal} record(s) of personal data. The previous key can now be removed.`);
+      rt.out(`Re-encrypted ${r.environments} courier environment(s), ${r.sessions} session(s), ${r.geocoderKeys} geocoder key(s) and ${personal} record(s) of personal data. The previous key can now be removed.`);
     },
   },
 };

@@ -17,13 +17,15 @@ import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, errorDetails, OutcomeUnknownError, parseCreateOrderBody, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
 import { adoptedResult, duplicateReason, matchReference, nextCreateStep, summarise } from './booking.ts';
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
-import { courierAccess, type CourierAccess } from '../settings/store.ts';
+import { courierAccess, type CourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { fetchAssignedLocationId, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
-import { readOrderJson, readOverridesJson, writeCourierOrders } from '../db/json-columns.ts';
+import { readOrderJson, readOverridesJson, writeCourierOrders, writeOverridesJson } from '../db/json-columns.ts';
+import { geocodeForDispatch } from './geocode.ts';
+import { GeocodeError } from '../geocoding/index.ts';
 import { problemsMessage } from './service.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch } from '../fulfillment/events.ts';
@@ -103,7 +105,9 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   let key = d.idempotencyKey;
   if (!body || !key) {
     // First attempt of this generation: build the request once.
-    const mapped = await buildRequest(ctx, d.shop.domain, order, readOverridesJson(d), env, settings, access);
+    const overrides = await geocodeIfNeeded(ctx, d, d.shop, order);
+    if (!overrides) return;
+    const mapped = await buildRequest(ctx, d.shop.domain, order, overrides, env, settings, access);
     if (!mapped.ok) return attention(ctx, d, mapped.problems[0]!.code, problemsMessage(mapped.problems), { lastError: null });
     body = serializeCreateOrder(mapped.request);
     key = idempotencyKey(env, d.shop.domain, orderIdOf(order), d.generation);
@@ -164,6 +168,30 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   log.info({ courierOrderId: result.orderId, dispatchJobId: result.dispatchId, price: result.deliveryPrice, currency: result.currency }, 'courier order created');
   await checkReference(ctx, d.id, d.generation, client, referenceOf(body), result.orderId);
 }
+
+/**
+ * The overrides to build the request with: geocoded when the address has no
+ * coordinates and a geocoder is configured (web/dispatch/geocode.ts). null when
+ * the delivery went to NEEDS_ATTENTION or another worker moved it on.
+ */
+async function geocodeIfNeeded(ctx: AppContext, d: DeliveryRow, shop: ShopGeocoderRow, order: OrderSnapshot): Promise<Overrides | null> {
+  const overrides = readOverridesJson(d);
+  const step = await geocodeForDispatch(ctx, order, overrides, shop);
+  if (!step) return overrides;
+  if (step.kind === 'attention') {
+    await attention(ctx, d, step.problem.code, step.problem.message, { overridesJson: writeOverridesJson(step.overrides), lastError: null });
+    return null;
+  }
+  const stored = await ctx.db.delivery.updateMany({
+    where: { id: d.id, generation: d.generation, status: 'PENDING', requestBody: null },
+    data: { overridesJson: writeOverridesJson(step.overrides) },
+  });
+  if (stored.count !== 1) return null;
+  await addEvent(ctx.db, d.id, { kind: 'geocoded', message: step.note });
+  return step.overrides;
+}
+
+type DeliveryRow = { id: string; generation: number; reasonCode: string | null; courierOrderId: string | null; tries: number; overridesJson: string };
 
 function referenceOf(body: string): string {
   const parsed = parseCreateOrderBody(body);
@@ -309,6 +337,11 @@ export async function recordCreated(
 }
 
 async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown): Promise<void> {
+  if (error instanceof GeocodeError) {
+    // Only the lookup failed (nothing was sent to the courier): coordinates by hand, as without a geocoder.
+    const message = `Shipping address has no coordinates, and the geocoder failed after every retry: ${error.message}`;
+    return attention(ctx, { id: job.deliveryId, generation: job.generation, reasonCode: null, courierOrderId: null, tries: 0 }, 'missing_coordinates', message, { lastError: error.message });
+  }
   const message = `Courier could not be reached after every retry: ${errorMessage(error)}`;
   await ctx.db.$transaction((tx) =>
     transition(tx, null, { id: job.deliveryId, generation: job.generation, status: 'PENDING', reasonCode: null, courierOrderId: null, tries: 0 }, {

@@ -53,3 +53,23 @@ export function checkFix(input: unknown, order: OrderSnapshot): FixCheck {
   if (Object.keys(errors).length) return { ok: false, errors };
   return { ok: true, fix: OverridesSchema.parse(Object.fromEntries(Object.entries(fix).filter(([, v]) => v !== undefined))) };
 }
+
+/**
+ * The stored corrections after a checked fix. Coordinates typed (or a candidate
+ * confirmed) by the merchant replace the geocoder's; a corrected street or city
+ * drops coordinates the geocoder found for the old address, so dispatch looks
+ * the new one up.
+ */
+export function applyFix(stored: Overrides, fix: Overrides): Overrides {
+  const next: Overrides = { ...stored, ...fix };
+  if (fix.latitude !== undefined) {
+    delete next.geocode;
+  } else if (stored.geocode && (fix.address1 !== undefined || fix.city !== undefined)) {
+    if (stored.geocode.state === 'used') {
+      delete next.latitude;
+      delete next.longitude;
+    }
+    delete next.geocode;
+  }
+  return next;
+}

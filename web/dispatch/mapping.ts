@@ -109,7 +109,7 @@ export function mapOrderToRequest(order: OrderSnapshot, ctx: MappingContext): Ma
 
 type Address = NonNullable<OrderSnapshot['shipping_address']>;
 
-function withAddressFixes(addr: Address, o: Overrides): Address {
+export function withAddressFixes(addr: Address, o: Overrides): Address {
   return {
     ...addr,
     ...(o.name !== undefined ? { name: o.name } : {}),
@@ -174,7 +174,7 @@ export function orderGrams(order: OrderSnapshot): number {
     .reduce((sum, l) => sum + Math.max(0, Math.round(l.grams ?? 0)) * (l.quantity || 1), 0);
 }
 
-function validCoordinates(lat: number | null | undefined, lng: number | null | undefined): boolean {
+export function validCoordinates(lat: number | null | undefined, lng: number | null | undefined): boolean {
   if (typeof lat !== 'number' || typeof lng !== 'number' || !Number.isFinite(lat) || !Number.isFinite(lng)) return false;
   if (lat === 0 && lng === 0) return false; // "null island": a geocoder's non-answer
   return Math.abs(lat) <= 90 && Math.abs(lng) <= 180;

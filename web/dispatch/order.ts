@@ -89,6 +89,22 @@ const fixText = (k: keyof typeof FIXABLE_TEXT) => {
   return f.optional ? base : base.min(1, `enter the ${f.label}`);
 };
 
+/**
+ * Overrides.geocode: what the geocoder said about an address without coordinates
+ * (web/dispatch/geocode.ts). 'used': Overrides.latitude/longitude came from it.
+ * 'candidate': below the confidence threshold, shown for one-click confirmation.
+ */
+export const GeocodeNoteSchema = z.object({
+  state: z.enum(['used', 'candidate']),
+  provider: z.string(),
+  lat: z.number().min(-90).max(90),
+  lng: z.number().min(-180).max(180),
+  confidence: z.number().min(0).max(1),
+  formattedAddress: z.string(),
+  precision: z.enum(['building', 'street', 'area']).optional(),
+});
+export type GeocodeNote = z.infer<typeof GeocodeNoteSchema>;
+
 export const OverridesSchema = z
   .object({
     phone: z.string().trim().min(3).max(32),
@@ -99,6 +115,7 @@ export const OverridesSchema = z
     address2: fixText('address2'),
     city: fixText('city'),
     email: fixText('email').refine((s) => s === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), 'must be an e-mail address'),
+    geocode: GeocodeNoteSchema,
   })
   .partial();
 export type Overrides = z.infer<typeof OverridesSchema>;

@@ -16,7 +16,7 @@ import type { TopicHandler } from '../shopify/webhooks.ts';
 import { decideEligibility } from './eligibility.ts';
 import type { Logger } from '../ops/logger.ts';
 import { OrderPayloadError, orderIdOf, parseOrderSnapshot, type OrderSnapshot, type Overrides } from './order.ts';
-import { checkFix } from './fix.ts';
+import { applyFix, checkFix } from './fix.ts';
 import { readOrderJson, readOverridesJson, writeOrderJson, writeOverridesJson } from '../db/json-columns.ts';
 import { isSuccess } from '../fulfillment/progress.ts';
 import type { Problem, ReasonCode } from './status.ts';
@@ -330,7 +330,7 @@ export async function fixAndRetry(tx: Tx, queue: JobQueue, shopDomain: string, d
   const d = await loadForAction(tx, shopDomain, deliveryId);
   const checked = checkFix(input, readOrderJson(d));
   if (!checked.ok) throw new FixValidationError(checked.errors);
-  const overrides = { ...readOverridesJson(d), ...checked.fix };
+  const overrides = applyFix(readOverridesJson(d), checked.fix);
   await act(tx, queue, d, 'fix', `Corrected ${Object.keys(checked.fix).join(', ')} and retried`, overrides);
 }
 

@@ -30,7 +30,9 @@ export type ReasonCode =
   | 'shopify_error'
   | 'invalid_field'
   | 'duplicate_courier_orders'
-  | 'address_changed';
+  | 'address_changed'
+  | 'geocode_low_confidence'
+  | 'geocode_no_result';
 
 export interface Problem {
   code: ReasonCode;

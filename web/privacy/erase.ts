@@ -5,6 +5,7 @@ import type { Db, Tx } from '../db/client.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import type { Logger } from '../ops/logger.ts';
 import { redactJsonText, scrubText } from './redact.ts';
+import { GeocodeCacheStore } from '../geocoding/cache.ts';
 
 type DeliveryWithEvents = NonNullable<Awaited<ReturnType<Tx['delivery']['findFirst']>>> & { events: Array<{ id: string; message: string | null }> };
 
@@ -59,4 +60,11 @@ export async function eraseExpiredPersonalData(db: Db, opts: { now: number; rete
   }
   if (erased) opts.log?.info({ erased, retentionDays: opts.retentionDays }, 'personal data of old deliveries erased (retention period)');
   return erased;
+}
+
+/** The periodic retention job: old deliveries' personal data, and expired geocoding answers (addresses too). */
+export async function retentionSweep(db: Db, opts: { now: number; retentionDays: number; log?: Logger }): Promise<{ erased: number; geocodes: number }> {
+  const erased = await eraseExpiredPersonalData(db, opts);
+  const geocodes = await new GeocodeCacheStore(db, { now: () => opts.now }).sweep();
+  return { erased, geocodes };
 }

@@ -9,6 +9,7 @@ import { validateBaseUrl } from '../delivery/url.ts';
 import { maskSecret, type SecretBox } from '../security/crypto.ts';
 import { readLocationStores, writeLocationStores } from '../db/json-columns.ts';
 import { reencryptCanary } from '../security/key-check.ts';
+import { GEOCODER_PROVIDERS, PUBLIC_NOMINATIM_URL, type GeocoderConfig, type GeocoderProvider } from '../geocoding/config.ts';
 import {
   applySettingsPatch,
   ENVIRONMENTS,
@@ -271,9 +272,10 @@ export function webhookUrl(publicBaseUrl: string, endpointId: string): string {
  * Re-encrypts every secret still under an earlier key with the current one
  * (after ENCRYPTION_KEY was rotated and the old key moved to ENCRYPTION_KEY_PREVIOUS).
  */
-export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ environments: number; sessions: number }> {
+export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ environments: number; sessions: number; geocoderKeys: number }> {
   let environments = 0;
   let sessions = 0;
+  let geocoderKeys = 0;
   for (const row of await db.courierEnvironment.findMany()) {
     const data: Record<string, string> = {};
     for (const f of ['clientSecretEnc', 'webhookSecretEnc', 'webhookSecretPrevEnc'] as const) {
@@ -294,6 +296,55 @@ export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ enviro
       sessions++;
     }
   }
+  for (const row of await db.shop.findMany({ where: { geocoderKeyEnc: { not: null } }, select: { id: true, geocoderKeyEnc: true } })) {
+    if (!box.isStale(row.geocoderKeyEnc!)) continue;
+    await db.shop.update({ where: { id: row.id }, data: { geocoderKeyEnc: box.encrypt(box.decrypt(row.geocoderKeyEnc!)) } });
+    geocoderKeys++;
+  }
   await reencryptCanary(db, box);
-  return { environments, sessions };
+  return { environments, sessions, geocoderKeys };
+}
+
+// --- the shop's own geocoder --------------------------------------------------
+
+/** The shop's geocoder from the settings page; the key is write-only. provider null: none of its own (GEOCODER_* applies). */
+export const GeocoderPatchSchema = z
+  .object({
+    provider: z.enum(GEOCODER_PROVIDERS).nullable().optional(),
+    url: z.url({ protocol: /^https?$/, error: 'expected the http(s) base URL of the geocoder' }).max(500).nullable().optional(),
+    apiKey: z.string().trim().min(1, 'must not be empty').max(512).nullable().optional(),
+  })
+  .strict();
+
+export type ShopGeocoderRow = { geocoderProvider: string | null; geocoderUrl: string | null; geocoderKeyEnc: string | null };
+
+/** Stores the shop's geocoder (the key encrypted); throws SettingsValidationError naming the field. */
+export async function updateShopGeocoder(db: Db, box: SecretBox, domain: string, patch: unknown): Promise<void> {
+  const parsed = GeocoderPatchSchema.safeParse(patch);
+  if (!parsed.success) throw new SettingsValidationError(Object.fromEntries(Object.entries(fieldErrors(parsed.error)).map(([k, v]) => [`geocoder.${k}`, v])));
+  const p = parsed.data;
+  const data: Record<string, unknown> = {};
+  if (p.url !== undefined) data.geocoderUrl = p.url?.replace(/\/+$/, '') ?? null;
+  if (p.apiKey !== undefined) data.geocoderKeyEnc = p.apiKey === null ? null : box.encrypt(p.apiKey);
+  if (p.provider !== undefined) data.geocoderProvider = p.provider;
+  if (p.provider === null) Object.assign(data, { geocoderUrl: null, geocoderKeyEnc: null });
+  const shop = await requireShop(db, domain);
+  await db.shop.update({ where: { id: shop.id }, data });
+}
+
+/** The shop's own geocoder, key decrypted (DecryptionError when the key cannot be read); null: none of its own. */
+export function shopGeocoder(row: ShopGeocoderRow, box: SecretBox, minConfidence: number): GeocoderConfig | null {
+  if (!row.geocoderProvider || !(GEOCODER_PROVIDERS as readonly string[]).includes(row.geocoderProvider)) return null;
+  return {
+    provider: row.geocoderProvider as GeocoderProvider,
+    url: (row.geocoderUrl ?? PUBLIC_NOMINATIM_URL).replace(/\/+$/, ''),
+    apiKey: row.geocoderKeyEnc ? box.decrypt(row.geocoderKeyEnc) : null,
+    minConfidence,
+  };
+}
+
+/** For people (admin, CLI): the key as set / last 4, never its value. */
+export function shopGeocoderView(row: ShopGeocoderRow, box: SecretBox): { provider: GeocoderProvider; url: string | null; apiKey: { set: boolean; last4: string | null } } | null {
+  if (!row.geocoderProvider) return null;
+  return { provider: row.geocoderProvider as GeocoderProvider, url: row.geocoderUrl, apiKey: secretView(box, row.geocoderKeyEnc) };
 }

@@ -8,6 +8,7 @@ import type { Overrides } from '../../dispatch/order.ts';
 import { parseStoredSettings } from '../../settings/schema.ts';
 import { findShop } from '../../settings/store.ts';
 import { ApiError } from '../errors.ts';
+import { geocoderAvailable } from './geocode.ts';
 import { deliverySummary, eventView } from '../views.ts';
 
 const TIMELINE = { events: { orderBy: [{ occurredAt: 'asc' as const }, { receivedAt: 'asc' as const }] } };
@@ -65,6 +66,13 @@ function dropoffOf(d: DetailRow, overrides: Overrides) {
   }
 }
 
+/** The geocoder's candidate while the delivery waits for the merchant to confirm it. */
+function candidateOf(d: DetailRow, overrides: Overrides | null) {
+  const g = overrides?.geocode;
+  if (!g || g.state !== 'candidate' || d.redactedAt || d.status !== 'NEEDS_ATTENTION') return null;
+  return { lat: g.lat, lng: g.lng, confidence: g.confidence, formattedAddress: g.formattedAddress, precision: g.precision ?? null, provider: g.provider };
+}
+
 export async function deliveryDetail(ctx: AppContext, domain: string, id: string) {
   const d = await loadDetail(ctx, domain, id);
   if (!d) throw new ApiError(404, `delivery ${id} not found`);
@@ -85,6 +93,9 @@ export async function deliveryDetail(ctx: AppContext, domain: string, id: string
     redacted: !!d.redactedAt,
     dropoff: dropoffOf(d, overrides ?? {}),
     overrides,
+    geocodeCandidate: candidateOf(d, overrides),
+    /** The Fix form offers an address search. */
+    geocoder: geocoderAvailable(ctx, d.shop),
     request: readExchange(d.requestBody),
     response: readExchange(d.responseBody),
     /** The exact bytes exchanged (number literals as sent, e.g. 1249.90). */

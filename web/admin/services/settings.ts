@@ -18,14 +18,17 @@ import {
   EnvironmentPatchSchema,
   environmentView,
   findShop,
+  GeocoderPatchSchema,
   requireShop,
   updateEnvironment,
+  updateShopGeocoder,
   updateSettings,
   webhookUrl,
   type CourierAccess,
 } from '../../settings/store.ts';
 import { numericId, SHOP_LOCATIONS } from '../../shopify/operations.ts';
 import { ApiError } from '../errors.ts';
+import { geocoderSummary } from './geocode.ts';
 import { environmentChecks, liveReadiness, onboarding, type EnvironmentChecks } from '../onboarding.ts';
 import { connectionFingerprint, readAdminState, recordCheck, webhookFingerprint, type AdminState } from '../state.ts';
 
@@ -58,7 +61,7 @@ export async function settingsPayload(ctx: AppContext, domain: string) {
     urls[env] = webhookUrl(ctx.config.publicWebhookBaseUrl, view.endpointId);
     environments[env] = environmentPayload(ctx, env, view, checks[env], state, urls[env]);
   }
-  return { shop: domain, settings, environments, onboarding: onboarding(settings, checks, urls) };
+  return { shop: domain, settings, environments, onboarding: onboarding(settings, checks, urls), geocoder: geocoderSummary(ctx, shop) };
 }
 
 function environmentPayload(ctx: AppContext, env: EnvironmentName, view: ReturnType<typeof environmentView>, checks: EnvironmentChecks, state: AdminState, url: string) {
@@ -79,6 +82,7 @@ const SaveBody = z
   .object({
     settings: z.record(z.string(), z.unknown()).optional(),
     environments: z.object({ test: z.record(z.string(), z.unknown()).optional(), live: z.record(z.string(), z.unknown()).optional() }).strict().optional(),
+    geocoder: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 
@@ -88,8 +92,8 @@ const SaveBody = z
  */
 export async function saveAll(ctx: AppContext, domain: string, body: unknown): Promise<void> {
   const parsed = SaveBody.safeParse(body);
-  if (!parsed.success) throw new ApiError(400, 'expected { settings?: {...}, environments?: { test?: {...}, live?: {...} } }', fieldErrors(parsed.error));
-  const { settings: patch, environments = {} } = parsed.data;
+  if (!parsed.success) throw new ApiError(400, 'expected { settings?: {...}, environments?: { test?: {...}, live?: {...} }, geocoder?: {...} }', fieldErrors(parsed.error));
+  const { settings: patch, environments = {}, geocoder } = parsed.data;
   const shop = await requireShop(ctx.db, domain);
   const current = parseStoredSettings(shop.settings);
   const errors: FieldErrors = {};
@@ -112,6 +116,15 @@ export async function saveAll(ctx: AppContext, domain: string, body: unknown): P
       if (problem) errors[`${env}.baseUrl`] = problem;
     }
   }
+  if (geocoder) {
+    const r = GeocoderPatchSchema.safeParse(geocoder);
+    if (!r.success) for (const [k, v] of Object.entries(fieldErrors(r.error))) errors[`geocoder.${k}`] = v;
+    else if (r.data.url) {
+      // A merchant's URL: the same address rules as a courier base URL.
+      const problem = await checkCourierUrl(r.data.url, courierUrlPolicy(ctx.config.nodeEnv));
+      if (problem) errors['geocoder.url'] = problem;
+    }
+  }
   if (next.activeEnvironment === 'live' && current.activeEnvironment !== 'live' && !errors.activeEnvironment) {
     const blocker = liveReadiness((await settingsPayload(ctx, domain)).environments.live.checks);
     if (blocker) errors.activeEnvironment = blocker;
@@ -122,6 +135,7 @@ export async function saveAll(ctx: AppContext, domain: string, body: unknown): P
     const p = environments[env];
     if (p && Object.keys(p).length) await updateEnvironment(ctx.db, ctx.box, domain, env, p, { webhookSecretOverlapMs: ctx.config.webhookSecretOverlapMs, now: ctx.now() });
   }
+  if (geocoder && Object.keys(geocoder).length) await updateShopGeocoder(ctx.db, ctx.box, domain, geocoder);
   if (patch) await updateSettings(ctx.db, domain, patch);
 }
 

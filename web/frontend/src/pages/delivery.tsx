@@ -6,7 +6,7 @@ import { ErrorBanner, Field, Loading, StatusBadge } from '../components/common.t
 import { humanize, money, prettyJson, when } from '../format.ts';
 import { linkTo } from '../router.ts';
 import { useResource } from '../state.ts';
-import type { Action, ActionResult, DeliveryDetail } from '../types.ts';
+import type { Action, ActionResult, DeliveryDetail, GeocodeSearchResult } from '../types.ts';
 
 const ACTION_LABELS: Record<Exclude<Action, 'fix'>, string> = {
   dispatch: 'Dispatch now',
@@ -152,6 +152,7 @@ export function DeliveryPage(props: { id: string }) {
         </s-stack>
       </s-section>
 
+      {d.geocodeCandidate && d.actions.includes('fix') && <CandidateCard delivery={d} onFixed={(v) => r.set({ delivery: v })} />}
       {d.actions.includes('fix') && !d.redacted && <FixForm delivery={d} onFixed={(v) => r.set({ delivery: v })} />}
 
       <s-section heading="Courier booking">
@@ -239,6 +240,91 @@ export function DeliveryPage(props: { id: string }) {
   );
 }
 
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+
+/** The geocoder's place for an address it was not sure of: one click fixes the delivery with its coordinates. */
+function CandidateCard(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail) => void }) {
+  const d = props.delivery;
+  const c = d.geocodeCandidate!;
+  const [saving, setSaving] = useState(false);
+  async function use() {
+    setSaving(true);
+    try {
+      const res = await post<ActionResult>(`/api/deliveries/${d.id}/fix`, { latitude: c.lat, longitude: c.lng });
+      props.onFixed(res.delivery);
+      toast(res.message);
+    } catch (e) {
+      toast((e as Error).message, true);
+    } finally {
+      setSaving(false);
+    }
+  }
+  return (
+    <s-section heading="Location the geocoder found">
+      <s-stack gap="base">
+        <s-text>{c.formattedAddress}</s-text>
+        <s-text color="subdued">
+          {c.lat}, {c.lng} · {pct(c.confidence)} sure{c.precision ? ` (${c.precision} match)` : ''} · {c.provider}
+        </s-text>
+        <s-stack direction="inline">
+          <s-button variant="primary" loading={saving} onClick={use}>
+            Use this location
+          </s-button>
+        </s-stack>
+      </s-stack>
+    </s-section>
+  );
+}
+
+type Place = GeocodeSearchResult['places'][number];
+
+/** Looks the address up once per press (no type-ahead: Nominatim's usage policy); a place fills latitude and longitude. */
+function AddressSearch(props: { delivery: DeliveryDetail; address1: string; city: string; onPick: (p: Place) => void }) {
+  const d = props.delivery;
+  const [places, setPlaces] = useState<Place[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [searching, setSearching] = useState(false);
+  async function search() {
+    setSearching(true);
+    setError(null);
+    try {
+      const a = d.dropoff;
+      const res = await post<GeocodeSearchResult>('/api/geocode', {
+        address1: props.address1 || a?.address1 || '', city: props.city || a?.city || '', province: a?.province ?? null, zip: a?.zip ?? null, countryCode: a?.countryCode ?? '',
+      });
+      setPlaces(res.places);
+    } catch (e) {
+      setPlaces(null);
+      setError(e instanceof ApiError && Object.keys(e.errors).length ? Object.entries(e.errors).map(([k, v]) => `${k}: ${v}`).join('; ') : (e as Error).message);
+    } finally {
+      setSearching(false);
+    }
+  }
+  return (
+    <s-stack gap="small-200">
+      <s-stack direction="inline">
+        <s-button loading={searching} onClick={search}>
+          Find the address on the map
+        </s-button>
+      </s-stack>
+      {error && <s-banner tone="critical">{error}</s-banner>}
+      {places && places.length === 0 && <s-text color="subdued">No place found for this address; enter the coordinates.</s-text>}
+      {places && places.length > 0 && (
+        <s-unordered-list>
+          {places.map((p) => (
+            <s-list-item key={`${p.lat},${p.lng}`}>
+              {p.formattedAddress} ({p.lat}, {p.lng}; {pct(p.confidence)} sure){' '}
+              <s-button variant="tertiary" onClick={() => props.onPick(p)}>
+                Use
+              </s-button>
+            </s-list-item>
+          ))}
+        </s-unordered-list>
+      )}
+    </s-stack>
+  );
+}
+
 // The fields our own request validation can refuse (web/dispatch/order.ts FIXABLE_TEXT).
 const TEXT_FIELDS: Array<[string, string, (d: DeliveryDetail) => string | null | undefined]> = [
   ['name', 'Recipient name', (d) => d.dropoff?.name],
@@ -259,7 +345,7 @@ function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail)
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const phoneProblem = d.attention?.code === 'invalid_phone' || d.attention?.code === 'missing_phone';
-  const mapProblem = d.attention?.code === 'missing_coordinates';
+  const mapProblem = d.attention?.code === 'missing_coordinates' || d.attention?.code === 'geocode_no_result' || d.attention?.code === 'geocode_low_confidence';
 
   async function save() {
     const body: Record<string, unknown> = {};
@@ -310,6 +396,17 @@ function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail)
           <s-text-field label="Latitude" value={lat} error={fieldError(errors, 'latitude')} placeholder="-26.1076" details={mapProblem ? 'Decimal degrees of the delivery address.' : undefined} onInput={(e) => setLat(e.currentTarget.value)} />
           <s-text-field label="Longitude" value={lng} error={fieldError(errors, 'longitude')} placeholder="28.0567" onInput={(e) => setLng(e.currentTarget.value)} />
         </s-stack>
+        {d.geocoder && (
+          <AddressSearch
+            delivery={d}
+            address1={(text.address1 ?? '').trim()}
+            city={(text.city ?? '').trim()}
+            onPick={(p) => {
+              setLat(String(p.lat));
+              setLng(String(p.lng));
+            }}
+          />
+        )}
         {TEXT_FIELDS.map(([k, label, current]) => (
           <s-text-field
             key={k}

@@ -35,6 +35,9 @@ interface Form {
   courierName: string;
   trackingUrlTemplate: string;
   env: Record<Env, EnvForm>;
+  /** The shop's own Nominatim URL; empty: the app-wide geocoder (if any). */
+  geocoderUrl: string;
+  geocoderKey: string;
 }
 
 const ENVS: Env[] = ['test', 'live'];
@@ -66,6 +69,8 @@ function toForm(p: SettingsPayload): Form {
     courierName: s.fulfillment.courierName,
     trackingUrlTemplate: s.fulfillment.trackingUrlTemplate ?? '',
     env: { test: env(p.environments.test), live: env(p.environments.live) },
+    geocoderUrl: p.geocoder.own?.url ?? '',
+    geocoderKey: '',
   };
 }
 
@@ -100,14 +105,26 @@ function toPatch(f: Form, saved: SettingsPayload) {
     if (Object.keys(stores).length) p.locationStores = stores;
     if (Object.keys(p).length) environments[env] = p;
   }
-  return Object.keys(environments).length ? { settings, environments } : { settings };
+  const geocoder = geocoderPatch(f, saved);
+  return { settings, ...(Object.keys(environments).length ? { environments } : {}), ...(geocoder ? { geocoder } : {}) };
+}
+
+/** The shop's own geocoder: a URL turns it on, an empty URL turns it off; the key is sent only when typed. */
+function geocoderPatch(f: Form, saved: SettingsPayload): Record<string, unknown> | null {
+  const url = f.geocoderUrl.trim();
+  const own = saved.geocoder.own;
+  if (!url) return own ? { provider: null } : null;
+  const p: Record<string, unknown> = {};
+  if (!own || url !== own.url) Object.assign(p, { provider: 'nominatim', url });
+  if (f.geocoderKey.trim()) p.apiKey = f.geocoderKey.trim();
+  return Object.keys(p).length ? p : null;
 }
 
 /** Error keys a field on this page shows; anything else goes to the banner. */
 const SHOWN = [
   'activeEnvironment', 'autoDispatch', 'eligibility.shippingLines', 'eligibility.countries', 'eligibility.dispatchTestOrders', 'serviceType',
   'package.defaultWeightKg', 'package.sizes', 'package.largestSize', 'package.category', 'maxDeliveryPrice', 'fulfillment.trigger',
-  'fulfillment.notifyCustomer', 'fulfillment.courierName', 'fulfillment.trackingUrlTemplate',
+  'fulfillment.notifyCustomer', 'fulfillment.courierName', 'fulfillment.trackingUrlTemplate', 'geocoder.url', 'geocoder.apiKey',
   ...ENVS.flatMap((e) => ['baseUrl', 'clientId', 'clientSecret', 'webhookSecret', 'pickupStoreId', 'locationStores'].map((k) => `${e}.${k}`)),
 ];
 
@@ -294,6 +311,35 @@ export function SettingsPage() {
               details="When set, the app asks the courier for a quote first and holds orders priced above it for you."
               onInput={(e) => set('maxDeliveryPrice', text(e))}
             />
+          </s-section>
+          <s-section heading="Geocoding">
+            <s-stack gap="base">
+              {s.data.geocoder.active ? (
+                <s-paragraph>
+                  Addresses without coordinates are looked up with {s.data.geocoder.active.provider} ({s.data.geocoder.active.host}
+                  {s.data.geocoder.active.source === 'shop' ? ', this shop’s own' : ', set for the whole app'}). Below {Math.round(s.data.geocoder.active.minConfidence * 100)}% confidence, the order waits for you to confirm the location.
+                </s-paragraph>
+              ) : (
+                <s-paragraph>
+                  No geocoder is configured, so orders whose address has no coordinates need the coordinates typed in. To look them up automatically, enter the URL of a Nominatim server below, or set GEOCODER_PROVIDER=nominatim in the app’s environment (and GEOCODER_URL for a self-hosted Nominatim; the public server allows one request a second), then restart the app. See docs/geocoding.md.
+                </s-paragraph>
+              )}
+              <s-text-field
+                label="Nominatim URL (this shop’s own geocoder)"
+                value={form.geocoderUrl}
+                error={err('geocoder.url')}
+                placeholder="https://nominatim.example.com"
+                details="Empty: the app-wide geocoder, if any."
+                onInput={(e) => set('geocoderUrl', text(e))}
+              />
+              <s-password-field
+                label="Geocoder API key"
+                value={form.geocoderKey}
+                error={err('geocoder.apiKey')}
+                details={s.data.geocoder.own ? secretDetails(s.data.geocoder.own.apiKey, 'key') : 'For hosted Nominatim services that need one (sent as key=).'}
+                onInput={(e) => set('geocoderKey', text(e))}
+              />
+            </s-stack>
           </s-section>
           <s-stack direction="inline" justifyContent="end">
             <s-button variant="primary" loading={saving} onClick={save}>
