@@ -5,6 +5,7 @@ import type { AppContext } from './context.ts';
 import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import { ordersCancelledHandler, ordersPaidHandler } from './dispatch/service.ts';
+import { routingCompleteHandler } from './dispatch/routing.ts';
 import { mountAdmin } from './admin/index.ts';
 import { requireShopParam } from './admin/auth.ts';
 import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
@@ -28,6 +29,7 @@ export function shopifyTopicHandlers(queue: JobQueue): TopicHandlers {
     CUSTOMERS_DATA_REQUEST: customersDataRequest,
     ORDERS_PAID: ordersPaidHandler(queue),
     ORDERS_CANCELLED: ordersCancelledHandler,
+    FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE: routingCompleteHandler(queue),
   };
 }
 

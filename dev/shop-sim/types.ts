@@ -2,7 +2,7 @@
 import type { Logger } from '../../web/ops/logger.ts';
 import type { SimFulfillment, SimOrder, SimShop } from './admin-graphql.ts';
 
-export const WEBHOOK_TOPICS = ['orders/paid', 'orders/cancelled', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
+export const WEBHOOK_TOPICS = ['orders/paid', 'orders/cancelled', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact', 'fulfillment_orders/order_routing_complete'] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 
 export interface ShopSimulatorOptions {

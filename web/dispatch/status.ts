@@ -1,5 +1,7 @@
 // Why a delivery is where it is (Delivery.reasonCode). The statuses themselves,
 // and every way between them, are the lifecycle table: web/lifecycle/machine.ts.
+import type { FulfillmentOrderCode } from './fulfillment-orders.ts';
+
 export type ReasonCode =
   | 'cancelled'
   | 'shop_uninstalled'
@@ -29,7 +31,9 @@ export type ReasonCode =
   | 'cancel_with_courier'
   | 'shopify_error'
   | 'invalid_field'
-  | 'duplicate_courier_orders';
+  | 'duplicate_courier_orders'
+  // From the order's fulfillment orders at dispatch time.
+  | FulfillmentOrderCode;
 
 export interface Problem {
   code: ReasonCode;

@@ -50,7 +50,8 @@ export type SystemEvent =
   | 'courier_moving'
   | 'courier_delivered'
   | 'courier_failed'
-  | 'shopify_refused'; // the fulfillment write-back was refused by Shopify
+  | 'shopify_refused' // the fulfillment write-back was refused by Shopify
+  | 'dispatch_skipped'; // the dispatch job read the fulfillment orders: not ours to deliver (pickup, hold, scheduled, …)
 export type LifecycleEvent = SystemEvent | MerchantAction;
 
 /** Jobs a transition schedules, in the same transaction as its update. */
@@ -121,6 +122,7 @@ export const TRANSITIONS: readonly Row[] = [
   { event: 'recorded_by_merchant', from: ['NEW'], to: 'PENDING', effects: ['dispatch'] },
 
   { event: 'needs_attention', from: ['PENDING'], to: 'NEEDS_ATTENTION', effects: [] },
+  { event: 'dispatch_skipped', from: ['PENDING'], to: 'SKIPPED', effects: [] },
   { event: 'booking_failed', from: ['PENDING'], to: 'FAILED', effects: [] },
   // The courier order exists whatever happened meanwhile: it is always recorded.
   { event: 'booked', from: ['PENDING'], to: 'CREATED', effects: ['writeback'] },
