@@ -9,6 +9,7 @@ import { waitFor } from '../support/process.ts';
 import { deliveryOf, installShop, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 import type { SimOrder, SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { fixAndRetry } from '../../web/dispatch/service.ts';
+import { ROUTING_RECHECK_MS } from '../../web/dispatch/dispatcher.ts';
 import { readFulfillmentOrderIds } from '../../web/db/json-columns.ts';
 
 let s: Scenario;
@@ -112,7 +113,8 @@ describe("Shopify's order routing", () => {
     const moved = sim.moveFulfillmentOrder(order.fulfillmentOrders[0]!.id, '71000000002');
     const r = await postShopifyWebhook(s.app.url, 'fulfillment_orders/order_routing_complete', shop, { fulfillment_order: { id: `gid://shopify/FulfillmentOrder/${moved.id}`, status: 'open' } });
     expect(r.status).toBe(200);
-    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    // Woken by the webhook, well before the periodic re-check (ROUTING_RECHECK_MS after the first look).
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED', ROUTING_RECHECK_MS - 1_500);
     expect(storeOf(d)).toBe('store_sandbox_002');
     expect(d.routingCompleteAt).not.toBeNull();
     expect(d.events.some((e) => e.kind === 'routing_complete')).toBe(true);
