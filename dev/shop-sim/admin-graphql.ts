@@ -104,7 +104,11 @@ export class SimShop {
     ];
   }
 
-  /** Adds an order as Shopify would hold it after payment: one open fulfillment order for the shippable lines. */
+  /**
+   * Adds an order as Shopify would hold it after payment: one open fulfillment order for the shippable lines.
+   * Order routing assigns it to `locationId`, else to a location in the shipping address's city
+   * (Shopify's "closest location" rule, by city), else to the first location. The REST location_id plays no part.
+   */
   addOrder(payload: Record<string, any>, opts: { locationId?: string } = {}): SimOrder {
     const id = idOf(payload.admin_graphql_api_id) || String(payload.id);
     const shipping = (payload.line_items ?? []).filter((l: any) => l.requires_shipping !== false);
@@ -118,7 +122,7 @@ export class SimShop {
         ? [{
             id: nextId(),
             status: 'OPEN',
-            locationId: opts.locationId ?? this.locations[0]!.id,
+            locationId: opts.locationId ?? this.#routedLocation(payload).id,
             methodType: method,
             lineItems: shipping.map((l: any) => ({
               id: nextId(),
@@ -135,6 +139,11 @@ export class SimShop {
     };
     this.orders.set(id, order);
     return order;
+  }
+
+  #routedLocation(payload: Record<string, any>): SimLocation {
+    const city = String(payload.shipping_address?.city ?? '').toLowerCase();
+    return this.locations.find((l) => city && l.city.toLowerCase() === city) ?? this.locations[0]!;
   }
 
   order(id: string): SimOrder | undefined {

@@ -69,9 +69,9 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
       const order = state.placeOrder(s, r);
       const webhook = r.send === false ? null : await deliver(s.domain, 'orders/paid', order.payload, { orderId: order.id, wait: r.wait });
       // Then Shopify's order routing finishes: one fulfillment_orders/order_routing_complete per fulfillment order.
-      if (r.send !== false) for (const fo of order.fulfillmentOrders) await deliver(s.domain, 'fulfillment_orders/order_routing_complete', routingPayload(fo), { orderId: order.id, wait: r.wait });
+      if (r.send !== false && r.routing === true) for (const fo of order.fulfillmentOrders) await deliver(s.domain, 'fulfillment_orders/order_routing_complete', routingPayload(fo), { orderId: order.id, wait: r.wait });
       return created({ order: state.orderView(s, order), webhook });
-    }, 'place an order {fixture|payload, overrides?, ids?, locationId?, send?, wait?} → orders/paid, fulfillment_orders/order_routing_complete'],
+    }, 'place an order {fixture|payload, overrides?, ids?, locationId?, send?, routing?, wait?} → orders/paid (and fulfillment_orders/order_routing_complete with routing: true)'],
     ['POST', /^\/shops\/([^/]+)\/fulfillment-orders\/([^/]+)\/move$/, (c) => {
       const s = shopParam(c);
       if (typeof c.body.locationId !== 'string' && typeof c.body.locationId !== 'number') throw new HttpError(400, 'locationId is required: a location of the shop');
@@ -172,7 +172,7 @@ export const CONTROL_API_SUMMARY = [
   'GET  /_sim/health | /_sim/state | /_sim/settings | /_sim/fixtures | /_sim/shops',
   'POST /_sim/reset                              PATCH /_sim/settings {appUrl?, webhookRetryDelaysMs?, webhookTimeoutMs?}',
   'POST /_sim/shops {shop, accessToken?, scope?}  GET /_sim/shops/:shop',
-  'POST /_sim/shops/:shop/orders {fixture|payload, overrides?, ids?: fixture|fresh, locationId?, send?, wait?}  → orders/paid, fulfillment_orders/order_routing_complete',
+  'POST /_sim/shops/:shop/orders {fixture|payload, overrides?, ids?: fixture|fresh, locationId?, send?, routing?, wait?}  → orders/paid (+ order_routing_complete)',
   'POST /_sim/shops/:shop/fulfillment-orders/:id/move {locationId}   POST /_sim/shops/:shop/fulfillment-orders/:id/hold {reason?, reasonNotes?}',
   'GET  /_sim/shops/:shop/orders[/:id]           fulfillment orders, fulfillments (tracking, notifyCustomer, events), metafields, tags',
   'POST /_sim/shops/:shop/orders/:id/cancel {reason?, force?}  → orders/cancelled',

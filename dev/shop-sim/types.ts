@@ -111,6 +111,8 @@ export interface PlaceOrderRequest {
   locationId?: string;
   /** Send orders/paid (default true). */
   send?: boolean;
+  /** Then send fulfillment_orders/order_routing_complete for each fulfillment order, as Shopify does once routing is done (default false). */
+  routing?: boolean;
   /** Wait for the first delivery attempt before answering (default true). */
   wait?: boolean;
 }
