@@ -92,6 +92,8 @@ export class SimShop {
   readonly log: OperationLogEntry[] = [];
   /** Answer the next N requests with THROTTLED. */
   throttleNext = 0;
+  /** When set, only these operations are throttled (and counted against throttleNext). */
+  throttleOnly: string[] | null = null;
   /** operation name → userErrors message for its next call. */
   readonly failNext = new Map<string, string>();
 
@@ -447,7 +449,7 @@ export function handleAdminGraphql(shop: SimShop, accessToken: string | null | u
   const variables = req.variables ?? {};
   const entry: OperationLogEntry = { operationName, variables, at: new Date().toISOString(), outcome: 'ok' };
   shop.log.push(entry);
-  if (shop.throttleNext > 0) {
+  if (shop.throttleNext > 0 && (!shop.throttleOnly || shop.throttleOnly.includes(operationName))) {
     shop.throttleNext -= 1;
     entry.outcome = 'throttled';
     return {

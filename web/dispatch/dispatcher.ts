@@ -19,12 +19,12 @@ import { adoptedResult, duplicateReason, matchReference, nextCreateStep, summari
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { courierAccess, type CourierAccess } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
-import { fetchFulfillmentOrdersForDispatch, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
+import { fetchFulfillmentOrdersForDispatch, gid, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
 import { decideFromFulfillmentOrders, DEFAULT_ROUTING_GRACE_MS, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
-import { readOrderJson, readOverridesJson, writeCourierOrders, writeFulfillmentOrderIds } from '../db/json-columns.ts';
+import { readFulfillmentOrderIds, readOrderJson, readOverridesJson, writeCourierOrders, writeFulfillmentOrderIds } from '../db/json-columns.ts';
 import { problemsMessage } from './service.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch } from '../fulfillment/events.ts';
@@ -106,7 +106,11 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   let key = d.idempotencyKey;
   if (!body || !key) {
     // First attempt of this generation: where (and whether) to book, from a fresh read of the fulfillment orders.
-    const where = await decidePickup(ctx, d.shop.domain, order, { routingSeen: d.routingCompleteAt !== null, previousLocationId: d.locationId });
+    const where = await decidePickup(ctx, d.shop.domain, order, {
+      routingSeen: d.routingCompleteAt !== null, previousLocationId: d.locationId,
+      // A new generation after an earlier booking: its own fulfillment may have closed the fulfillment orders.
+      rebooking: d.generation > 1 && d.locationId ? { locationId: d.locationId, fulfillmentOrderIds: readFulfillmentOrderIds(d) } : null,
+    });
     if (where.kind === 'wait') return waitForRouting(ctx, d, where.message);
     if (where.kind === 'skip') return skipAtDispatch(ctx, d, where.code, where.message);
     if (where.kind === 'attention') return attention(ctx, d, where.code, where.message);
@@ -233,13 +237,19 @@ export const ROUTING_RECHECK_MS = 5_000;
  * location_id, which is the point-of-sale location). Pure decision in fulfillment-orders.ts.
  */
 export async function decidePickup(
-  ctx: AppContext, shopDomain: string, order: OrderSnapshot, o: { routingSeen: boolean; previousLocationId?: string | null },
+  ctx: AppContext, shopDomain: string, order: OrderSnapshot,
+  o: { routingSeen: boolean; previousLocationId?: string | null; rebooking?: { locationId: string; fulfillmentOrderIds: string[] } | null },
 ): Promise<FulfillmentOrderDecision> {
   const read = await fetchFulfillmentOrdersForDispatch(ctx.admin, shopDomain, orderGidOf(order));
   if (!read) return { kind: 'attention', code: 'no_assigned_location', message: 'Shopify no longer has this order' };
   const created = Date.parse(read.createdAt);
   const orderAgeMs = Number.isFinite(created) ? ctx.now() - created : Number.POSITIVE_INFINITY;
   const decision = decideFromFulfillmentOrders(read.fulfillmentOrders, { webhookSeen: o.routingSeen, orderAgeMs }, { previousLocationId: o.previousLocationId ?? null });
+  if (decision.kind === 'skip' && decision.code === 'already_fulfilled' && o.rebooking) {
+    // Fulfilled by this delivery's earlier booking: book again from the same location.
+    const { locationId, fulfillmentOrderIds } = o.rebooking;
+    return { kind: 'dispatch', locationId, locationGid: gid('Location', locationId), locationName: null, deliveryKind: 'SHIPPING', fulfillmentOrderIds, movedFrom: null };
+  }
   if (decision.kind === 'wait' && orderAgeMs >= MAX_ROUTING_WAIT_MS) {
     return { kind: 'attention', code: 'routing_incomplete', message: `Shopify has not assigned the order to a location after ${Math.round(orderAgeMs / 60_000)} minutes` };
   }
