@@ -70,6 +70,23 @@ describe('the pickup store is the fulfillment order’s assigned location', () =
   });
 });
 
+describe('the Shopify fulfillment covers exactly the booked fulfillment orders', () => {
+  it('another open fulfillment order at the same location is left open', async () => {
+    const shop = 'exact-fulfillment-orders.myshopify.com';
+    const sim = await installShop(s, shop, { settings: { fulfillment: { trigger: 'accepted' } } });
+    const { orderId, order } = await pay(shop, sim, {});
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const [booked] = readFulfillmentOrderIds(d);
+    // Added in Shopify after booking (an edit added an item): not part of this delivery.
+    const first = order.fulfillmentOrders[0]!;
+    order.fulfillmentOrders.unshift({ ...first, id: '777000001', lineItems: first.lineItems.map((li) => ({ ...li, id: '777000002', remainingQuantity: 1 })) });
+    s.app.ctx.queue.notify();
+    await waitFor(async () => order.fulfillments.length === 1, 'the Shopify fulfillment', 10_000);
+    expect(order.fulfillments[0]!.fulfillmentOrderIds).toEqual([booked!.split('/').pop()]);
+    expect(order.fulfillmentOrders[0]).toMatchObject({ id: '777000001', status: 'OPEN' });
+  });
+});
+
 describe('pickup, holds and schedules come from the fulfillment order, with the reason', () => {
   it.each<[string, OrderPayload, (o: SimOrder) => void, string, RegExp]>([
     ['local pickup (delivery method PICK_UP)', { shipping_lines: [{ title: 'Local Pickup', code: 'Pickup', price: '0.00' }] }, () => {}, 'local_pickup', /^Local pickup: the customer collects the order$/],
