@@ -19,8 +19,8 @@ import { adoptedResult, duplicateReason, matchReference, nextCreateStep, summari
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { courierAccess, type CourierAccess } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
-import { fetchFulfillmentOrdersForDispatch, gid, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
-import { decideFromFulfillmentOrders, DEFAULT_ROUTING_GRACE_MS, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
+import { fetchFulfillmentOrdersForDispatch, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
+import { decideFromFulfillmentOrders, decisionForDispatch, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
@@ -227,8 +227,6 @@ export async function flagDuplicates(ctx: AppContext, deliveryId: string, genera
   ctx.log.warn({ deliveryId, courierOrderIds: all.map((o) => o.orderId) }, 'the courier holds more than one order for one delivery');
 }
 
-/** After this long without a routed order, dispatch stops waiting and asks the merchant. */
-export const MAX_ROUTING_WAIT_MS = 10 * DEFAULT_ROUTING_GRACE_MS;
 /** How soon a delivery waiting for Shopify's order routing looks again (the routing webhook wakes it sooner). */
 export const ROUTING_RECHECK_MS = 5_000;
 
@@ -245,15 +243,7 @@ export async function decidePickup(
   const created = Date.parse(read.createdAt);
   const orderAgeMs = Number.isFinite(created) ? ctx.now() - created : Number.POSITIVE_INFINITY;
   const decision = decideFromFulfillmentOrders(read.fulfillmentOrders, { webhookSeen: o.routingSeen, orderAgeMs }, { previousLocationId: o.previousLocationId ?? null });
-  if (decision.kind === 'skip' && decision.code === 'already_fulfilled' && o.rebooking) {
-    // Fulfilled by this delivery's earlier booking: book again from the same location.
-    const { locationId, fulfillmentOrderIds } = o.rebooking;
-    return { kind: 'dispatch', locationId, locationGid: gid('Location', locationId), locationName: null, deliveryKind: 'SHIPPING', fulfillmentOrderIds, movedFrom: null };
-  }
-  if (decision.kind === 'wait' && orderAgeMs >= MAX_ROUTING_WAIT_MS) {
-    return { kind: 'attention', code: 'routing_incomplete', message: `Shopify has not assigned the order to a location after ${Math.round(orderAgeMs / 60_000)} minutes` };
-  }
-  return decision;
+  return decisionForDispatch(decision, { orderAgeMs, rebooking: o.rebooking ?? null });
 }
 
 /**
