@@ -5,6 +5,7 @@ import type { AppContext } from './context.ts';
 import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import { ordersCancelledHandler, ordersPaidHandler, ordersUpdatedHandler } from './dispatch/service.ts';
+import { routingCompleteHandler } from './dispatch/routing.ts';
 import { mountAdmin } from './admin/index.ts';
 import { requireShopParam } from './admin/auth.ts';
 import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
@@ -29,6 +30,7 @@ export function shopifyTopicHandlers(queue: JobQueue): TopicHandlers {
     ORDERS_PAID: ordersPaidHandler(queue),
     ORDERS_CANCELLED: ordersCancelledHandler,
     ORDERS_UPDATED: ordersUpdatedHandler(queue),
+    FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE: routingCompleteHandler(queue),
   };
 }
 

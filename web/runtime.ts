@@ -8,6 +8,7 @@ import { courierUrlPolicy } from './delivery/address-policy.ts';
 import { createSessionStorage } from './db/session-storage.ts';
 import { protectPersonalData } from './db/protected-data.ts';
 import { registerDispatchJobs, DISPATCH_RETRY } from './dispatch/dispatcher.ts';
+import { registerRoutingJobs } from './dispatch/routing.ts';
 import { registerFulfillmentJobs, type FulfillmentJobOptions } from './fulfillment/jobs.ts';
 import { createJobQueue } from './jobs/index.ts';
 import type { Logger } from './ops/logger.ts';
@@ -87,6 +88,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
       admin: createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }), maxAttempts: SHOPIFY_ATTEMPTS_IN_JOBS }),
     };
     await registerDispatchJobs(jobCtx, opts.dispatchRetry, { inFlightMs: opts.inFlightMs ?? 2 * (opts.courier?.requestTimeoutMs ?? 15_000) });
+    await registerRoutingJobs(jobCtx, opts.dispatchRetry);
     await registerFulfillmentJobs(jobCtx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
     await ctx.queue.every(JOBS.retention, RETENTION_SWEEP_MS, async () =>
       void (await retentionSweep(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));

@@ -117,7 +117,8 @@ async function run(): Promise<boolean> {
   const tStack = Date.now();
 
   out('\n2. A merchant installs the app and connects a courier account');
-  await onboardShop(s, SHOP, SANDBOX_ACCOUNT, { checks: true, onStep: (l) => out(`   ${l}`) });
+  // The Cape Town store (Shopify location 71000000002) picks up from the courier's second store.
+  await onboardShop(s, SHOP, SANDBOX_ACCOUNT, { checks: true, configure: ['--location-store', '71000000002=store_sandbox_002'], onStep: (l) => out(`   ${l}`) });
   await s.courier.updateSettings({ stepIntervalMs: stepMs });
   out(`   courier sandbox: every booked delivery moves one status every ${stepMs} ms`);
   const tSetup = Date.now();
@@ -170,10 +171,14 @@ async function run(): Promise<boolean> {
   out(`\n4. Summary${timedOut ? ` (not every order settled within ${SETTLE_TIMEOUT_MS / 1000} s)` : ''}`);
   for (const l of summary(states)) out(l);
   out('');
-  out('   Expected: the Johannesburg, Cape Town, Durban and local-phone orders and the test order are delivered and');
+  out('   Expected: the Johannesburg, Cape Town, Durban, local-phone and multi-location orders and the test order are delivered and');
   out('   fulfilled (the test order in the test courier environment); no-coordinates is geocoded automatically (the local');
   out('   Nominatim double) and delivered; local pickup is skipped. Each delivered order: exactly one courier order and one Shopify');
   out('   fulfillment, tracking number = job id, events CONFIRMED → CARRIER_PICKED_UP → IN_TRANSIT → OUT_FOR_DELIVERY → DELIVERED.');
+  for (const st of states.filter((x) => x.exp?.locationId)) {
+    const assigned = st.shopify.fulfillmentOrders.map((f) => f.locationId).join(', ');
+    out(`   ${st.shopify.name} (${st.fixture}): ${st.exp!.why}. Fulfillment order assigned to location ${assigned}; booked from location ${st.delivery?.locationId ?? '(none)'}.`);
+  }
   for (const st of states.filter((x) => x.problems.length)) {
     out(`\n   ${st.shopify.name} (${st.fixture}) did not end as expected:`);
     for (const p of st.problems) out(`     - ${p}`);

@@ -96,6 +96,8 @@ export interface AppDelivery {
   currency: string | null;
   courierStatus: string | null;
   fulfillmentId: string | null;
+  /** The Shopify location the booking picks up from (the fulfillment order's assigned location). */
+  locationId?: string | null;
 }
 
 export async function appDeliveries(stack: Stack, shop: string): Promise<AppDelivery[]> {
@@ -118,6 +120,8 @@ export interface Expectation {
   why: string;
   /** The outcome instead when the stack runs the geocoder double (the demo does). */
   geocoded?: Omit<Expectation, 'geocoded'>;
+  /** The Shopify location it must be booked from. */
+  locationId?: string;
 }
 
 /** The expectation for a stack with or without the geocoder double. */
@@ -140,15 +144,19 @@ export const FIXTURE_EXPECTATIONS: Record<string, Expectation> = {
   },
   'local-phone': { label: 'Soweto (phone 082 …)', outcome: 'DELIVERED', why: 'local phone normalised to +27825550199' },
   'local-pickup': {
-    label: 'Local pickup', outcome: 'SKIPPED', reason: 'Local pickup: the customer collects the order',
-    why: 'nothing to deliver',
+    label: 'Local pickup', outcome: 'SKIPPED', reason: "Shipping method 'Local Pickup' is not one of your same-day methods (Same-day delivery)",
+    why: 'not a same-day method; with no method rule, its PICK_UP fulfillment order skips it at dispatch',
+  },
+  'multi-location': {
+    label: 'Cape Town (multi-location)', outcome: 'DELIVERED', locationId: '71000000002',
+    why: 'REST location_id is the Rosebank warehouse; Shopify routed it to the Cape Town store, so it is booked from there',
   },
   'test-order': { label: 'Rosebank (test order)', outcome: 'DELIVERED', why: 'test orders go to the test courier environment, never live' },
 };
 
 /** The fixture orders in order-number order (#1001 …), as placed by the demo. */
 export const FIXTURE_ORDER = [
-  'sandton-same-day', 'cape-town-same-day', 'durban-same-day', 'no-coordinates', 'local-phone', 'local-pickup', 'test-order',
+  'sandton-same-day', 'cape-town-same-day', 'durban-same-day', 'no-coordinates', 'local-phone', 'local-pickup', 'test-order', 'multi-location',
 ];
 
 // ---- an order's state across the three systems, and the checks -------------------
@@ -170,13 +178,14 @@ const metafield = (o: SimOrderView, key: string) => Object.entries(o.metafields)
  * `anyEventSubsequence`), the order FULFILLED, tagged, with the job id metafield.
  * Attention or skipped: the app's status and reason; no courier order; nothing in Shopify.
  */
-export function checkOrder(s: OrderState, exp: Pick<Expectation, 'outcome' | 'reason'>, opts: { anyEventSubsequence?: boolean } = {}): string[] {
+export function checkOrder(s: OrderState, exp: Pick<Expectation, 'outcome' | 'reason' | 'locationId'>, opts: { anyEventSubsequence?: boolean } = {}): string[] {
   const problems: string[] = [];
   const d = s.delivery;
   const o = s.shopify;
   if (!d) return [`the app holds no delivery for order ${s.orderId}`];
   if (d.status !== exp.outcome) problems.push(`app status ${d.status}${d.reason ? ` (${d.reason})` : ''}, expected ${exp.outcome}`);
   if (exp.reason !== undefined && d.reason !== exp.reason) problems.push(`app reason "${d.reason}", expected "${exp.reason}"`);
+  if (exp.locationId !== undefined && d.locationId !== exp.locationId) problems.push(`booked from Shopify location ${d.locationId ?? '(none)'}, expected ${exp.locationId}`);
   if (exp.outcome === 'DELIVERED') {
     if (d.environment !== 'test') problems.push(`dispatched to the ${d.environment} environment, expected test`);
     if (s.courierOrders.length !== 1) problems.push(`${s.courierOrders.length} courier orders, expected exactly 1`);

@@ -24,7 +24,18 @@ export interface SimFulfillmentOrder {
   locationId: string;
   methodType: 'SHIPPING' | 'LOCAL' | 'PICK_UP' | 'NONE';
   lineItems: SimLineItem[];
+  /** FulfillmentHold entries while ON_HOLD. */
+  holds?: Array<{ reason: string; reasonNotes: string | null }>;
+  /** When a SCHEDULED fulfillment order becomes ready. */
+  fulfillAt?: string | null;
 }
+
+/** Shopify's FulfillmentHoldReason values and their displayReason. */
+export const HOLD_REASONS: Record<string, string> = {
+  AWAITING_PAYMENT: 'Awaiting payment', HIGH_RISK_OF_FRAUD: 'High risk of fraud', INCORRECT_ADDRESS: 'Incorrect address',
+  INVENTORY_OUT_OF_STOCK: 'Inventory out of stock', UNKNOWN_DELIVERY_DATE: 'Unknown delivery date', OTHER: 'Other',
+  AWAITING_RETURN_ITEMS: 'Awaiting return items', ONLINE_STORE_POST_PURCHASE_CROSS_SELL: 'Online store post purchase cross sell',
+};
 
 export interface SimFulfillmentEvent {
   id: string;
@@ -87,6 +98,8 @@ export class SimShop {
   readonly log: OperationLogEntry[] = [];
   /** Answer the next N requests with THROTTLED. */
   throttleNext = 0;
+  /** When set, only these operations are throttled (and counted against throttleNext). */
+  throttleOnly: string[] | null = null;
   /** operation name → userErrors message for its next call. */
   readonly failNext = new Map<string, string>();
   /** fulfillment id → the fulfillment order line items and quantities it took (given back when cancelled). */
@@ -101,11 +114,17 @@ export class SimShop {
     ];
   }
 
-  /** Adds an order as Shopify would hold it after payment: one open fulfillment order for the shippable lines. */
+  /**
+   * Adds an order as Shopify would hold it after payment: one open fulfillment order for the shippable lines.
+   * Order routing assigns it to `locationId`, else to a location in the shipping address's city
+   * (Shopify's "closest location" rule, by city), else to the first location. The REST location_id plays no part.
+   */
   addOrder(payload: Record<string, any>, opts: { locationId?: string } = {}): SimOrder {
     const id = idOf(payload.admin_graphql_api_id) || String(payload.id);
     const shipping = (payload.line_items ?? []).filter((l: any) => l.requires_shipping !== false);
-    const pickup = (payload.shipping_lines ?? []).some((l: any) => /pick[\s-]?up/i.test(`${l.code ?? ''} ${l.title ?? ''}`));
+    // Shopify sets the delivery method from the checkout choice; the fixtures say it in the shipping line.
+    const lineText = (payload.shipping_lines ?? []).map((l: any) => `${l.code ?? ''} ${l.title ?? ''}`).join(' ');
+    const method = /pick[\s-]?up/i.test(lineText) ? 'PICK_UP' : /local[\s-]?delivery/i.test(lineText) ? 'LOCAL' : 'SHIPPING';
     const order: SimOrder = {
       id,
       payload,
@@ -113,8 +132,8 @@ export class SimShop {
         ? [{
             id: nextId(),
             status: 'OPEN',
-            locationId: opts.locationId ?? this.locations[0]!.id,
-            methodType: pickup ? 'PICK_UP' : 'SHIPPING',
+            locationId: opts.locationId ?? this.#routedLocation(payload).id,
+            methodType: method,
             lineItems: shipping.map((l: any) => ({
               id: nextId(),
               lineItemId: String(l.id),
@@ -130,6 +149,11 @@ export class SimShop {
     };
     this.orders.set(id, order);
     return order;
+  }
+
+  #routedLocation(payload: Record<string, any>): SimLocation {
+    const city = String(payload.shipping_address?.city ?? '').toLowerCase();
+    return this.locations.find((l) => city && l.city.toLowerCase() === city) ?? this.locations[0]!;
   }
 
   order(id: string): SimOrder | undefined {
@@ -159,6 +183,42 @@ export class SimShop {
     }
     p.updated_at = new Date(Math.max(Date.now(), Date.parse(p.updated_at ?? '') + 1 || 0)).toISOString();
     return o;
+  }
+
+  /**
+   * fulfillmentOrderMove as Shopify does it: the open fulfillment order closes and a new one,
+   * with the same remaining items, opens at the new location. Returns the new one.
+   */
+  moveFulfillmentOrder(fulfillmentOrderId: string, locationId: string): SimFulfillmentOrder {
+    const { fo, order } = this.#openFo(fulfillmentOrderId);
+    const loc = idOf(locationId);
+    if (!this.locations.some((l) => l.id === loc)) throw new Error(`location ${locationId} is not a location of ${this.domain}`);
+    if (fo.locationId === loc) throw new Error(`fulfillment order ${fo.id} is already at location ${loc}`);
+    const moved: SimFulfillmentOrder = { ...fo, id: nextId(), locationId: loc, lineItems: fo.lineItems.map((li) => ({ ...li, id: nextId() })) };
+    fo.status = 'CLOSED';
+    for (const li of fo.lineItems) li.remainingQuantity = 0;
+    order.fulfillmentOrders.push(moved);
+    return moved;
+  }
+
+  /** fulfillmentOrderHold: the fulfillment order goes ON_HOLD with the reason. */
+  holdFulfillmentOrder(fulfillmentOrderId: string, reason = 'OTHER', reasonNotes: string | null = null): SimFulfillmentOrder {
+    if (!(reason in HOLD_REASONS)) throw new Error(`reason must be one of ${Object.keys(HOLD_REASONS).join(', ')}`);
+    const { fo } = this.#openFo(fulfillmentOrderId);
+    fo.status = 'ON_HOLD';
+    fo.holds = [...(fo.holds ?? []), { reason, reasonNotes }];
+    return fo;
+  }
+
+  #openFo(fulfillmentOrderId: string) {
+    const id = idOf(fulfillmentOrderId);
+    for (const order of this.orders.values()) {
+      const fo = order.fulfillmentOrders.find((f) => f.id === id);
+      if (!fo) continue;
+      if (fo.status !== 'OPEN' && fo.status !== 'SCHEDULED') throw new Error(`fulfillment order ${id} is ${fo.status}; only an open or scheduled one can be changed`);
+      return { fo, order };
+    }
+    throw new Error(`no fulfillment order ${id} in ${this.domain}`);
   }
 
   findFulfillment(fulfillmentGid: string): { order: SimOrder; fulfillment: SimFulfillment } | null {
@@ -218,6 +278,15 @@ const cost = (requested: number, available: number) => ({
   cost: { requestedQueryCost: requested, actualQueryCost: available >= requested ? requested : null, throttleStatus: { maximumAvailable: 2000, currentlyAvailable: available, restoreRate: 100 } },
 });
 
+/** The fields both fulfillment-order queries select. */
+const fulfillmentOrderNode = (f: SimFulfillmentOrder) => ({
+  id: gid('FulfillmentOrder', f.id),
+  status: f.status,
+  requestStatus: 'UNSUBMITTED',
+  deliveryMethod: { methodType: f.methodType },
+  lineItems: { nodes: f.lineItems.map((li) => ({ id: gid('FulfillmentOrderLineItem', li.id), remainingQuantity: li.remainingQuantity, requiresShipping: li.requiresShipping })) },
+});
+
 type Handler = (shop: SimShop, v: Record<string, any>) => { data: unknown; userErrors?: boolean };
 
 function userErrors(shop: SimShop, op: string, field: string[]): Array<{ field: string[]; message: string }> {
@@ -262,19 +331,40 @@ const HANDLERS: Record<string, Handler> = {
         order: {
           id: gid('Order', o.id),
           fulfillmentOrders: {
-            nodes: o.fulfillmentOrders.map((f) => ({
-              id: gid('FulfillmentOrder', f.id),
-              status: f.status,
-              requestStatus: 'UNSUBMITTED',
-              deliveryMethod: { methodType: f.methodType },
-              assignedLocation: { location: { id: gid('Location', f.locationId) } },
-              lineItems: { nodes: f.lineItems.map((li) => ({ id: gid('FulfillmentOrderLineItem', li.id), remainingQuantity: li.remainingQuantity, requiresShipping: li.requiresShipping })) },
-            })),
+            nodes: o.fulfillmentOrders.map((f) => ({ ...fulfillmentOrderNode(f), assignedLocation: { location: { id: gid('Location', f.locationId) } } })),
           },
           fulfillments: o.fulfillments.map((f) => ({ id: gid('Fulfillment', f.id), status: f.status, trackingInfo: f.trackingInfo.number || f.trackingInfo.company ? [f.trackingInfo] : [] })),
         },
       },
     };
+  },
+
+  OrderFulfillmentOrdersForDispatch(shop, v) {
+    const o = shop.order(v.id);
+    if (!o) return { data: { order: null } };
+    return {
+      data: {
+        order: {
+          id: gid('Order', o.id),
+          createdAt: o.payload.created_at ? new Date(o.payload.created_at).toISOString() : new Date().toISOString(),
+          fulfillmentOrders: {
+            nodes: o.fulfillmentOrders.map((f) => ({
+              ...fulfillmentOrderNode(f),
+              fulfillAt: f.fulfillAt ?? null,
+              fulfillmentHolds: (f.holds ?? []).map((h) => ({ reason: h.reason, displayReason: HOLD_REASONS[h.reason] ?? h.reason, reasonNotes: h.reasonNotes })),
+              assignedLocation: { name: shop.locations.find((l) => l.id === f.locationId)?.name ?? f.locationId, location: { id: gid('Location', f.locationId) } },
+            })),
+          },
+        },
+      },
+    };
+  },
+
+  FulfillmentOrderOrder(shop, v) {
+    const id = idOf(v.id);
+    const o = [...shop.orders.values()].find((x) => x.fulfillmentOrders.some((f) => f.id === id));
+    const f = o?.fulfillmentOrders.find((x) => x.id === id);
+    return { data: { fulfillmentOrder: o && f ? { id: gid('FulfillmentOrder', f.id), orderId: gid('Order', o.id), status: f.status } : null } };
   },
 
   FulfillmentCreate(shop, v) {
@@ -442,7 +532,7 @@ export function handleAdminGraphql(shop: SimShop, accessToken: string | null | u
   const variables = req.variables ?? {};
   const entry: OperationLogEntry = { operationName, variables, at: new Date().toISOString(), outcome: 'ok' };
   shop.log.push(entry);
-  if (shop.throttleNext > 0) {
+  if (shop.throttleNext > 0 && (!shop.throttleOnly || shop.throttleOnly.includes(operationName))) {
     shop.throttleNext -= 1;
     entry.outcome = 'throttled';
     return {

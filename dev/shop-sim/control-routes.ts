@@ -1,6 +1,6 @@
 // The /_sim control API's routes: method, path pattern, handler, one-line summary. Handlers
 // take the parsed request and call the state (state.ts); webhooks go out through `deliver`.
-import type { OperationLogEntry, SimShop } from './admin-graphql.ts';
+import type { OperationLogEntry, SimFulfillmentOrder, SimShop } from './admin-graphql.ts';
 import { HttpError } from './errors.ts';
 import { declaredScopes } from './fixtures.ts';
 import type { Delivery } from './sender.ts';
@@ -29,6 +29,18 @@ const optionalBool = (v: unknown, name: string): boolean | undefined => {
   throw new HttpError(400, `${name} must be true or false`);
 };
 
+/** fulfillment_orders/order_routing_complete: Shopify's documented shape (the fulfillment order, lower-case status). */
+const routingPayload = (fo: SimFulfillmentOrder) => ({ fulfillment_order: { id: `gid://shopify/FulfillmentOrder/${fo.id}`, status: fo.status.toLowerCase() } });
+
+/** A refused simulated mutation (unknown id, wrong status) answers 409 with Shopify's reason. */
+function simChange<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw new HttpError(409, (e as Error).message);
+  }
+}
+
 export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: () => string; cancelRetries: () => void }): ControlRoute[] {
   const shopParam = (c: Ctx, create = false) => state.getShop(decodeURIComponent(c.params[0]!), create);
   const { log } = state;
@@ -56,8 +68,22 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
       const r = c.body as PlaceOrderRequest;
       const order = state.placeOrder(s, r);
       const webhook = r.send === false ? null : await deliver(s.domain, 'orders/paid', order.payload, { orderId: order.id, wait: r.wait });
+      // Then Shopify's order routing finishes: one fulfillment_orders/order_routing_complete per fulfillment order.
+      if (r.send !== false && r.routing === true) for (const fo of order.fulfillmentOrders) await deliver(s.domain, 'fulfillment_orders/order_routing_complete', routingPayload(fo), { orderId: order.id, wait: r.wait });
       return created({ order: state.orderView(s, order), webhook });
-    }, 'place an order {fixture|payload, overrides?, ids?, locationId?, send?, wait?} → orders/paid'],
+    }, 'place an order {fixture|payload, overrides?, ids?, locationId?, send?, routing?, wait?} → orders/paid (and fulfillment_orders/order_routing_complete with routing: true)'],
+    ['POST', /^\/shops\/([^/]+)\/fulfillment-orders\/([^/]+)\/move$/, (c) => {
+      const s = shopParam(c);
+      if (typeof c.body.locationId !== 'string' && typeof c.body.locationId !== 'number') throw new HttpError(400, 'locationId is required: a location of the shop');
+      const fo = simChange(() => s.moveFulfillmentOrder(decodeURIComponent(c.params[1]!), String(c.body.locationId)));
+      return { fulfillmentOrder: { id: fo.id, status: fo.status, locationId: fo.locationId } };
+    }, 'fulfillmentOrderMove {locationId}: closes the fulfillment order and opens a new one at the location'],
+    ['POST', /^\/shops\/([^/]+)\/fulfillment-orders\/([^/]+)\/hold$/, (c) => {
+      const s = shopParam(c);
+      if (c.body.reason !== undefined && typeof c.body.reason !== 'string') throw new HttpError(400, 'reason must be a FulfillmentHoldReason');
+      const fo = simChange(() => s.holdFulfillmentOrder(decodeURIComponent(c.params[1]!), c.body.reason ?? 'OTHER', typeof c.body.reasonNotes === 'string' ? c.body.reasonNotes : null));
+      return { fulfillmentOrder: { id: fo.id, status: fo.status, holds: fo.holds } };
+    }, 'fulfillmentOrderHold {reason?, reasonNotes?}: puts the fulfillment order ON_HOLD'],
     ['GET', /^\/shops\/([^/]+)\/orders$/, (c) => {
       const s = shopParam(c);
       return [...s.orders.values()].map((o) => state.orderView(s, o));
@@ -94,7 +120,13 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
       if (!WEBHOOK_TOPICS.includes(r.topic)) throw new HttpError(400, `topic must be one of ${WEBHOOK_TOPICS.join(', ')}`);
       let payload: unknown = r.payload;
       let orderId: string | null = null;
-      if (r.topic === 'orders/paid' || r.topic === 'orders/cancelled' || r.topic === 'orders/updated') {
+      if (r.topic === 'fulfillment_orders/order_routing_complete' && payload === undefined) {
+        if (!r.orderId) throw new HttpError(400, `${r.topic} needs orderId (an order in the shop) or a payload`);
+        const o = state.orderOf(s, r.orderId);
+        if (!o.fulfillmentOrders[0]) throw new HttpError(409, `order ${o.id} has no fulfillment order`);
+        payload = routingPayload(o.fulfillmentOrders.at(-1)!);
+        orderId = o.id;
+      } else if (r.topic === 'orders/paid' || r.topic === 'orders/cancelled' || r.topic === 'orders/updated') {
         if (payload === undefined) {
           if (!r.orderId) throw new HttpError(400, `${r.topic} needs orderId (an order in the shop) or a payload`);
           const o = state.orderOf(s, r.orderId);
@@ -155,7 +187,8 @@ export const CONTROL_API_SUMMARY = [
   'GET  /_sim/health | /_sim/state | /_sim/settings | /_sim/fixtures | /_sim/shops',
   'POST /_sim/reset                              PATCH /_sim/settings {appUrl?, webhookRetryDelaysMs?, webhookTimeoutMs?}',
   'POST /_sim/shops {shop, accessToken?, scope?}  GET /_sim/shops/:shop',
-  'POST /_sim/shops/:shop/orders {fixture|payload, overrides?, ids?: fixture|fresh, locationId?, send?, wait?}  → orders/paid',
+  'POST /_sim/shops/:shop/orders {fixture|payload, overrides?, ids?: fixture|fresh, locationId?, send?, routing?, wait?}  → orders/paid (+ order_routing_complete)',
+  'POST /_sim/shops/:shop/fulfillment-orders/:id/move {locationId}   POST /_sim/shops/:shop/fulfillment-orders/:id/hold {reason?, reasonNotes?}',
   'GET  /_sim/shops/:shop/orders[/:id]           fulfillment orders, fulfillments (tracking, notifyCustomer, events), metafields, tags',
   'POST /_sim/shops/:shop/orders/:id/cancel {reason?, force?}  → orders/cancelled',
   'POST /_sim/shops/:shop/orders/:id/address {shippingAddress?, phone?}  staff edit → orders/updated',

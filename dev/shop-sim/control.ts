@@ -110,6 +110,15 @@ export class ShopSimControl {
     return this.#call<{ order: SimOrderView }>('POST', `/shops/${enc(shop)}/orders/${enc(orderId)}/fulfillments/${enc(fulfillmentId)}/cancel`);
   }
 
+  /** fulfillmentOrderMove: the fulfillment order closes and a new one opens at the location (sends nothing, as Shopify). */
+  moveFulfillmentOrder(shop: string, fulfillmentOrderId: string, locationId: string) {
+    return this.#call<{ fulfillmentOrder: { id: string; status: string; locationId: string } }>('POST', `/shops/${enc(shop)}/fulfillment-orders/${enc(fulfillmentOrderId)}/move`, { locationId });
+  }
+  /** fulfillmentOrderHold: ON_HOLD with a FulfillmentHoldReason (default OTHER). */
+  holdFulfillmentOrder(shop: string, fulfillmentOrderId: string, opts: { reason?: string; reasonNotes?: string } = {}) {
+    return this.#call<{ fulfillmentOrder: { id: string; status: string } }>('POST', `/shops/${enc(shop)}/fulfillment-orders/${enc(fulfillmentOrderId)}/hold`, opts);
+  }
+
   /** A new webhook (new webhook id) of any supported topic, compliance topics included. */
   sendWebhook(shop: string, req: SendWebhookRequest) {
     return this.#call<WebhookDeliveryView>('POST', `/shops/${enc(shop)}/webhooks`, req);

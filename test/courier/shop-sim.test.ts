@@ -19,7 +19,7 @@ import { createAdminApi } from '../../web/shopify/admin-api.ts';
 import { offlineTokenProvider } from '../../web/shopify/offline-token.ts';
 import {
   FULFILLMENT_CANCEL, FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, FULFILLMENT_TRACKING_INFO_UPDATE, METAFIELDS_SET, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, TAGS_ADD,
-  addOrderTag, fetchFulfillmentOrders, setOrderMetafields,
+  addOrderTag, fetchFulfillmentOrders, setOrderMetafields, fetchFulfillmentOrdersForDispatch, fetchOrderOfFulfillmentOrder,
 } from '../../web/shopify/operations.ts';
 import {
   startShopSimulator, signOAuthQuery, signSessionToken, ID_TOKEN_TYPE, OFFLINE_TOKEN_TYPE, ONLINE_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, type RunningShopSimulator,
@@ -132,6 +132,49 @@ async function installedShopWithOrder(fixture = 'sandton-same-day') {
   await ctl.createShop(SHOP, { accessToken: TOKEN });
   return ctl.placeOrder(SHOP, { fixture, send: false });
 }
+
+describe('fulfillment orders: routing, move, hold', () => {
+  it('routes to the location in the customer\'s city, serves both dispatch queries, and moves and holds on request', async () => {
+    await ctl.createShop(SHOP, { accessToken: TOKEN });
+    // REST location_id is the warehouse; routing assigns the Cape Town store (the customer's city).
+    const { order, webhook } = await ctl.placeOrder(SHOP, { fixture: 'multi-location', send: false });
+    expect(webhook).toBeNull();
+    expect(order.fulfillmentOrders).toEqual([expect.objectContaining({ locationId: '71000000002', methodType: 'SHIPPING', status: 'OPEN' })]);
+    const previous = getGlobalDispatcher();
+    installShopifyRouting(sim.url, log);
+    try {
+      const api = createAdminApi({ apiVersion: API_VERSION, accessToken: async () => TOKEN, log });
+      const read = await fetchFulfillmentOrdersForDispatch(api, SHOP, order.gid);
+      expect(read!.createdAt).toBe('2026-11-22T08:02:41.000Z');
+      const [fo] = read!.fulfillmentOrders;
+      expect(fo).toMatchObject({ status: 'OPEN', requestStatus: 'UNSUBMITTED', fulfillAt: null, fulfillmentHolds: [], deliveryMethod: { methodType: 'SHIPPING' }, assignedLocation: { name: 'Cape Town store', location: { id: 'gid://shopify/Location/71000000002' } } });
+      expect(await fetchOrderOfFulfillmentOrder(api, SHOP, fo!.id)).toBe(order.gid);
+      expect(await fetchOrderOfFulfillmentOrder(api, SHOP, 'gid://shopify/FulfillmentOrder/1')).toBeNull();
+
+      const moved = await ctl.moveFulfillmentOrder(SHOP, fo!.id, '71000000001');
+      await ctl.holdFulfillmentOrder(SHOP, moved.fulfillmentOrder.id, { reason: 'INCORRECT_ADDRESS', reasonNotes: 'Check the street number' });
+      const after = (await fetchFulfillmentOrdersForDispatch(api, SHOP, order.gid))!.fulfillmentOrders;
+      expect(after.map((f) => [f.status, f.assignedLocation?.location?.id])).toEqual([['CLOSED', 'gid://shopify/Location/71000000002'], ['ON_HOLD', 'gid://shopify/Location/71000000001']]);
+      expect(after[1]!.fulfillmentHolds).toEqual([{ reason: 'INCORRECT_ADDRESS', displayReason: 'Incorrect address', reasonNotes: 'Check the street number' }]);
+    } finally {
+      await restoreDispatcher(previous);
+    }
+    const refused = await ctl.moveFulfillmentOrder(SHOP, order.fulfillmentOrders[0]!.id, '71000000001').catch((e) => e);
+    expect(refused).toBeInstanceOf(ShopSimControlError);
+    expect(refused.message).toMatch(/is CLOSED; only an open or scheduled one can be changed/);
+    const badReason = await ctl.holdFulfillmentOrder(SHOP, order.fulfillmentOrders[0]!.id, { reason: 'BECAUSE' }).catch((e) => e);
+    expect(badReason.message).toMatch(/CLOSED|reason must be one of/);
+  });
+
+  it('sends fulfillment_orders/order_routing_complete after orders/paid when asked, naming only the fulfillment order', async () => {
+    await ctl.createShop(SHOP, { accessToken: TOKEN });
+    const { order } = await ctl.placeOrder(SHOP, { fixture: 'sandton-same-day', routing: true });
+    const sent = await ctl.webhooks({ shop: SHOP, orderId: order.id });
+    expect(sent.map((w) => w.topic)).toEqual(['orders/paid', 'fulfillment_orders/order_routing_complete']);
+    const routing = await ctl.webhook(sent[1]!.seq);
+    expect(routing.payload).toEqual({ fulfillment_order: { id: `gid://shopify/FulfillmentOrder/${order.fulfillmentOrders[0]!.id}`, status: 'open' } });
+  });
+});
 
 describe('Admin GraphQL over HTTP', () => {
   it('serves the app\'s operations for the shop named by Host, x-shop-domain or the /shops prefix', async () => {
@@ -692,10 +735,12 @@ describe('fixtures', () => {
     const expected: Record<string, { eligible: string | true; mapping?: string | true }> = {
       'sandton-same-day': { eligible: true, mapping: true },
       'cape-town-same-day': { eligible: true, mapping: true },
+      'multi-location': { eligible: true, mapping: true },
       'durban-same-day': { eligible: true, mapping: true },
       'no-coordinates': { eligible: true, mapping: 'missing_coordinates' },
       'local-phone': { eligible: true, mapping: true },
-      'local-pickup': { eligible: 'local_pickup' },
+      // Pickup is the fulfillment order's delivery method (PICK_UP), decided at dispatch; at intake its title meets the shipping-method rule.
+      'local-pickup': { eligible: 'shipping_method' },
       'test-order': { eligible: true, mapping: true },
     };
     expect((await ctl.fixtures()).sort()).toEqual(Object.keys(expected).sort());

@@ -151,7 +151,7 @@ describe('dispatch rules that need Shopify or the courier', () => {
     await postShopifyWebhook(s.app.url, 'orders/paid', shop, payload);
     const d = await waitForStatus(s.app, shop, orderIdOfPayload(payload), 'CREATED');
     expect(JSON.parse(d.requestBody!).pickup.storeId).toBe('store_sandbox_002');
-    expect(sim.log.some((l) => l.operationName === 'OrderFulfillmentOrders')).toBe(true);
+    expect(sim.log.some((l) => l.operationName === 'OrderFulfillmentOrdersForDispatch')).toBe(true);
   });
 });
 

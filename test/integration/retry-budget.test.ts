@@ -55,6 +55,8 @@ describe('a Shopify that always throttles', () => {
     const shop = 'always-throttled.myshopify.com';
     const sim = await installShop(s, shop);
     sim.throttleNext = 1_000_000;
+    // The write-back's calls; dispatch reads the fulfillment orders first (web/dispatch/dispatcher.ts decidePickup).
+    sim.throttleOnly = ['MetafieldsSet', 'TagsAdd'];
     const { orderId } = await placeOrder(s, sim);
     await waitForStatus(s.app, shop, orderId, 'CREATED');
     await waitFor(async () => (await deliveryOf(s.app, shop, orderId))?.events.some((e) => e.kind === 'writeback_failed'), 'the write-back to give up', 30_000);

@@ -18,8 +18,9 @@ describe('shopify.app.toml', () => {
 
   it('subscribes every topic the app handles, at /api/webhooks', () => {
     const topics = [...list('topics'), ...list('compliance_topics')];
-    const handled = Object.keys(shopifyTopicHandlers({} as any)).map((t) => t.toLowerCase().replace('_', '/'));
-    expect(topics.sort()).toEqual(handled.sort());
+    // The library's storage form: orders/paid → ORDERS_PAID, fulfillment_orders/order_routing_complete → FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE.
+    const handled = Object.keys(shopifyTopicHandlers({} as any));
+    expect(topics.map((t) => t.toUpperCase().replace(/\//g, '_')).sort()).toEqual(handled.sort());
     expect([...toml.matchAll(/^uri\s*=\s*"([^"]+)"/gm)].map((m) => m[1])).toEqual(['/api/webhooks', '/api/webhooks']);
   });
 

@@ -20,8 +20,9 @@ describe('eligibility: every refusal with its words', () => {
     ['test order, live', { test: true }, { activeEnvironment: 'live' }, { code: 'test_order_live', message: 'Test orders are never sent to the live courier' }],
     ['test order, not allowed', { test: true }, { eligibility: { dispatchTestOrders: false } }, { code: 'test_order', message: 'Test orders are not dispatched (see dispatch rules)' }],
     ['nothing to ship', { line_items: [{ id: 1, title: 'e-book', quantity: 1, price: '1', requires_shipping: false }] }, {}, { code: 'nothing_to_ship', message: 'Nothing to ship: no item on the order needs shipping' }],
-    ['pickup by code only', { shipping_lines: [{ code: 'Pickup', title: null }] }, {}, { code: 'local_pickup', message: 'Local pickup: the customer collects the order' }],
-    ['collect by title only', { shipping_lines: [{ code: null, title: 'Click & Collect' }] }, {}, { code: 'local_pickup' }],
+    // Pickup is the fulfillment order's delivery method, decided at dispatch: a pickup line meets only the method rule here.
+    ['pickup by code only', { shipping_lines: [{ code: 'Pickup', title: null }] }, {}, { code: 'shipping_method', message: "Shipping method 'Pickup' is not one of your same-day methods (Same-day delivery)" }],
+    ['collect by title only', { shipping_lines: [{ code: null, title: 'Click & Collect' }] }, {}, { code: 'shipping_method' }],
     ['a method not listed', { shipping_lines: [{ code: null, title: 'Standard' }, { code: 'eco', title: null }] }, { eligibility: { shippingLines: ['Same Day', 'Express'] } }, { code: 'shipping_method', message: "Shipping method 'Standard, eco' is not one of your same-day methods (Same Day, Express)" }],
     ['no method at all', { shipping_lines: [] }, { eligibility: { shippingLines: ['Same Day'] } }, { code: 'shipping_method', message: "Shipping method 'none' is not one of your same-day methods (Same Day)" }],
     ['another country', { shipping_address: { country_code: 'na' } }, { eligibility: { countries: ['ZA', 'BW'] } }, { code: 'country', message: 'Ships to NA; your dispatch rules allow ZA, BW' }],
@@ -34,9 +35,9 @@ describe('eligibility: every refusal with its words', () => {
     expect(decide({ line_items: [{ id: 1, title: 'a', quantity: 1, price: '1', requires_shipping: false }, { id: 2, title: 'b', quantity: 1, price: '1', requires_shipping: true }] })).toEqual({ dispatch: true });
     expect(decide({ line_items: [] })).toEqual({ dispatch: true });
   });
-  it('a manual dispatch skips the method, country and auto-dispatch rules, not pickup', () => {
+  it('a manual dispatch skips the method, country and auto-dispatch rules; pickup is left to the fulfillment order', () => {
     expect(decide({ shipping_address: { country_code: 'NA' } }, { autoDispatch: false, eligibility: { countries: ['ZA'] } }, true)).toEqual({ dispatch: true });
-    expect(decide({ shipping_lines: [{ code: 'pickup', title: 'Pick-up' }] }, {}, true)).toMatchObject({ code: 'local_pickup' });
+    expect(decide({ shipping_lines: [{ code: 'pickup', title: 'Pick-up' }] }, {}, true)).toEqual({ dispatch: true });
   });
 });
 

@@ -17,7 +17,10 @@ describe('decideEligibility', () => {
     ['a test order when test orders are off', { test: true }, { ...on, eligibility: { dispatchTestOrders: false } }, {}, 'test_order'],
     ['a test order in the test environment', { test: true }, on, {}, null],
     ['digital items only', { line_items: [{ id: 1, grams: 0, quantity: 1, requires_shipping: false }] }, on, {}, 'nothing_to_ship'],
-    ['local pickup', { shipping_address: null, shipping_lines: [{ title: 'Local Pickup', code: 'Pickup' }] }, on, {}, 'local_pickup'],
+    // Pickup is the fulfillment order's delivery method, decided at dispatch (dispatch-fulfillment-orders.test.ts); titles only meet the shipping-method rule.
+    ['a pickup title is only a shipping method', { shipping_address: null, shipping_lines: [{ title: 'Local Pickup', code: 'Pickup' }] }, on, {}, 'shipping_method'],
+    ['"collect" in a same-day title does not skip it', { shipping_lines: [{ title: 'Same-day delivery (we collect from our store)', code: 'Same-day delivery' }] }, on, {}, null],
+    ['a pickup title with no shipping-method rule goes on to dispatch', { shipping_lines: [{ title: 'Local Pickup', code: 'Pickup' }] }, { ...on, eligibility: { shippingLines: [] } }, {}, null],
     ['standard shipping', { shipping_lines: [{ title: 'Standard', code: 'standard' }] }, on, {}, 'shipping_method'],
     ['standard shipping, dispatched manually', { shipping_lines: [{ title: 'Standard', code: 'standard' }] }, on, { manual: true }, null],
     ['any shipping line when the list is empty', { shipping_lines: [{ title: 'Standard' }] }, { ...on, eligibility: { shippingLines: [] } }, {}, null],

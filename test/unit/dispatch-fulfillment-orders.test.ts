@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  decideFromFulfillmentOrders, routingComplete, type FulfillmentOrderForDispatch, type RoutingInput,
+  decideFromFulfillmentOrders, decisionForDispatch, MAX_ROUTING_WAIT_MS, routingComplete,
+  type FulfillmentOrderDecision, type FulfillmentOrderForDispatch, type RoutingInput,
 } from '../../web/dispatch/fulfillment-orders.ts';
 
 const JHB = 'gid://shopify/Location/111';
@@ -94,5 +95,22 @@ describe('routingComplete', () => {
     ['a grace time of its own', [fo()], { webhookSeen: false, orderAgeMs: 10_000, graceMs: 10_000 }, true],
   ])('%s', (_name, fos, r, expected) => {
     expect(routingComplete(fos, r)).toBe(expected);
+  });
+});
+
+describe('decisionForDispatch', () => {
+  const rebooking = { locationId: '222', fulfillmentOrderIds: ['gid://shopify/FulfillmentOrder/9'] };
+  const fulfilled: FulfillmentOrderDecision = { kind: 'skip', code: 'already_fulfilled', message: 'done' };
+  const waiting: FulfillmentOrderDecision = { kind: 'wait', code: 'routing_incomplete', message: 'wait' };
+  const pickup: FulfillmentOrderDecision = { kind: 'skip', code: 'local_pickup', message: 'pickup' };
+  it.each<[string, FulfillmentOrderDecision, { orderAgeMs: number; rebooking?: typeof rebooking | null }, Partial<FulfillmentOrderDecision> & { kind: string }]>([
+    ['a re-booking whose own fulfillment closed the items books from the same location', fulfilled, { orderAgeMs: 0, rebooking },
+      { kind: 'dispatch', locationId: '222', locationGid: 'gid://shopify/Location/222', fulfillmentOrderIds: rebooking.fulfillmentOrderIds, movedFrom: null }],
+    ['a first booking of a fulfilled order is skipped', fulfilled, { orderAgeMs: 0, rebooking: null }, fulfilled],
+    ['a re-booking of a pickup order is still skipped', pickup, { orderAgeMs: 0, rebooking }, pickup],
+    ['waiting within the limit', waiting, { orderAgeMs: MAX_ROUTING_WAIT_MS - 1 }, waiting],
+    ['waiting past the limit needs attention', waiting, { orderAgeMs: MAX_ROUTING_WAIT_MS }, { kind: 'attention', code: 'routing_incomplete', message: "Shopify has not assigned the order to a location after 10 minutes" }],
+  ])('%s', (_name, decision, o, expected) => {
+    expect(decisionForDispatch(decision, o)).toEqual(expect.objectContaining(expected));
   });
 });

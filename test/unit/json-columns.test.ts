@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readCheck, readExchange, readLocationStores, readOverridesJson, readTestWebhooks, readTriedIds, writeOverridesJson } from '../../web/db/json-columns.ts';
+import { readCheck, readExchange, readLocationStores, readOverridesJson, readTestWebhooks, readTriedIds, writeOverridesJson, readFulfillmentOrderIds, writeFulfillmentOrderIds } from '../../web/db/json-columns.ts';
 
 describe('JSON-in-text columns: each read gives its shape and its default', () => {
   it.each([
@@ -13,6 +13,8 @@ describe('JSON-in-text columns: each read gives its shape and its default', () =
     ['test webhooks: not a list is none', () => readTestWebhooks('{"a":1}'), []],
     ['tried ids: not a list is unknown', () => readTriedIds('"x"'), null],
     ['tried ids: a list', () => readTriedIds('["a","b"]'), ['a', 'b']],
+    ['fulfillment orders: none stored', () => readFulfillmentOrderIds({ fulfillmentOrderIds: null }), []],
+    ['fulfillment orders: as written', () => readFulfillmentOrderIds({ fulfillmentOrderIds: writeFulfillmentOrderIds(['gid://shopify/FulfillmentOrder/1']) }), ['gid://shopify/FulfillmentOrder/1']],
     ['check record: unreadable is none', () => readCheck('{oops'), undefined],
     ['check record: empty is none', () => readCheck(''), undefined],
   ])('%s', (_n, read, expected) => {

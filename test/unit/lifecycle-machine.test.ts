@@ -19,6 +19,7 @@ const LEGAL: Record<LifecycleEvent, Partial<Record<From, DeliveryStatus>>> = {
   recorded_by_merchant: { NEW: 'PENDING' },
   needs_attention: { PENDING: 'NEEDS_ATTENTION' },
   booking_failed: { PENDING: 'FAILED' },
+  dispatch_skipped: { PENDING: 'SKIPPED' },
   booked: { ...EVERY('SAME'), PENDING: 'CREATED' },
   shopify_cancelled: {
     DELIVERED: 'DELIVERED', CANCEL_REQUESTED_IN_SHOPIFY: 'CANCEL_REQUESTED_IN_SHOPIFY',
@@ -45,6 +46,7 @@ const EFFECTS: Record<LifecycleEvent, string[]> = {
   shopify_cancelled: [], courier_acknowledged: [], courier_moving: [], courier_delivered: [], courier_failed: [], shopify_refused: [],
   shopify_address_changed: [], shopify_address_updated: ['dispatch'],
   dispatch: ['dispatch'], retry: ['dispatch'], fix: ['dispatch'], redispatch: ['dispatch'], check: [], resolve: [],
+  dispatch_skipped: [],
 };
 
 const plain = (status: From, more: Partial<Facts> = {}): Facts => ({ status, reasonCode: null, courierOrder: false, sent: false, ...more });

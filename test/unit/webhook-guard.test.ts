@@ -30,6 +30,10 @@ describe('payloadMismatch: the signed body, not the headers, decides', () => {
     ['APP_UNINSTALLED', SHOP, { id: 1, myshopify_domain: 'other.myshopify.com' }, /does not match/],
     ['APP_UNINSTALLED', SHOP, { ...order, line_items: [] }, /not a shop resource/],
     ['ORDERS_PAID', SHOP, [order], /not a JSON object/],
+    ['FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE', SHOP, { fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/1', status: 'open' } }, null],
+    ['FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE', SHOP, { fulfillment_order: { id: 'gid://shopify/Order/1' } }, /not a fulfillment order event/],
+    ['FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE', SHOP, order, /not a fulfillment order event/],
+    ['FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE', SHOP, { fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/1' }, shop_domain: SHOP }, /not a fulfillment order event/],
   ];
   it.each(cases)('%s for %s: %j', (topic, shop, payload, expected) => {
     const r = payloadMismatch(topic, shop, payload);
@@ -41,6 +45,7 @@ describe('payloadMismatch: the signed body, not the headers, decides', () => {
     for (const [topic, storage] of [
       ['orders/paid', 'ORDERS_PAID'], ['orders/cancelled', 'ORDERS_CANCELLED'], ['orders/updated', 'ORDERS_UPDATED'], ['app/uninstalled', 'APP_UNINSTALLED'],
       ['customers/data_request', 'CUSTOMERS_DATA_REQUEST'], ['customers/redact', 'CUSTOMERS_REDACT'], ['shop/redact', 'SHOP_REDACT'],
+      ['fulfillment_orders/order_routing_complete', 'FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE'],
     ] as const) {
       const p = sampleWebhook(topic, SHOP);
       expect(payloadMismatch(storage, SHOP, p), topic).toBeNull();

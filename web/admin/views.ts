@@ -57,6 +57,15 @@ export const REASONS: Record<ReasonCode, { title: string; hint: string }> = {
   },
   geocode_low_confidence: { title: 'Check the map location', hint: 'The geocoder is not sure where this address is. Use the location it found, or enter the coordinates with Fix.' },
   geocode_no_result: { title: 'Address not found on the map', hint: 'The geocoder found no place for this address. Search for it or enter the latitude and longitude with Fix.' },
+  routing_incomplete: { title: 'No location assigned yet', hint: 'Shopify has not assigned the order to a location. Check its fulfillment orders in Shopify, then retry.' },
+  pickup_point: { title: 'Pickup point delivery', hint: 'Another carrier delivers this order to a pickup point.' },
+  retail: { title: 'Sold in store', hint: 'The customer took the order with them.' },
+  fulfillment_on_hold: { title: 'Fulfillment on hold', hint: 'Release the hold in Shopify, then use Dispatch now.' },
+  fulfillment_scheduled: { title: 'Fulfillment scheduled', hint: 'Use Dispatch now when the scheduled date comes.' },
+  fulfillment_service: { title: 'Fulfilled by a fulfillment service', hint: 'A fulfillment service was asked to fulfil this order.' },
+  already_fulfilled: { title: 'Already fulfilled', hint: 'Every item is already fulfilled or cancelled in Shopify.' },
+  no_assigned_location: { title: 'No location assigned', hint: 'Assign the fulfillment order to a location in Shopify, then retry.' },
+  multiple_locations: { title: 'Ships from more than one location', hint: 'Move the items to one location in Shopify, then retry.' },
 };
 
 export interface DeliveryRowLike {

@@ -65,6 +65,14 @@ export function writeTriedIds(ids: string[]): string {
   return JSON.stringify(ids);
 }
 
+/** Delivery.fulfillmentOrderIds: the Shopify fulfillment orders (GIDs) the booking covers; none stored is an empty list. */
+export function readFulfillmentOrderIds(row: { fulfillmentOrderIds: string | null }): string[] {
+  return readTriedIds(row.fulfillmentOrderIds) ?? [];
+}
+export function writeFulfillmentOrderIds(ids: string[]): string {
+  return JSON.stringify(ids);
+}
+
 /** Delivery.courierOrders: every courier order booked for one delivery (a duplicate booking). */
 export function writeCourierOrders(orders: CourierOrderSummary[]): string {
   return JSON.stringify(orders);

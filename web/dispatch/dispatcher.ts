@@ -19,11 +19,12 @@ import { adoptedResult, duplicateReason, matchReference, nextCreateStep, summari
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { courierAccess, type CourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
-import { fetchAssignedLocationId, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
+import { fetchFulfillmentOrdersForDispatch, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
+import { decideFromFulfillmentOrders, decisionForDispatch, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
-import { readOrderJson, readOverridesJson, writeCourierOrders, writeOverridesJson } from '../db/json-columns.ts';
+import { readFulfillmentOrderIds, readOrderJson, readOverridesJson, writeCourierOrders, writeFulfillmentOrderIds, writeOverridesJson } from '../db/json-columns.ts';
 import { geocodeForDispatch } from './geocode.ts';
 import { GeocodeError } from '../geocoding/index.ts';
 import { problemsMessage } from './service.ts';
@@ -31,7 +32,7 @@ import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch } from '../fulfillment/events.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
 import { decide, factsOf, liveTestOrder } from '../lifecycle/machine.ts';
-import { enqueueSync } from '../lifecycle/effects.ts';
+import { enqueueDispatch, enqueueSync } from '../lifecycle/effects.ts';
 import { addEvent } from '../lifecycle/timeline.ts';
 import { transition, transitionLatest } from '../lifecycle/transition.ts';
 import type { Problem, ReasonCode } from './status.ts';
@@ -76,6 +77,8 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
   // Superseded (a newer generation), already done, or cancelled meanwhile: nothing to do.
   if (!d || d.generation !== job.generation || d.status !== 'PENDING') return;
+  // A routing re-check only starts a booking; once a request is stored, the job that stored it owns the call.
+  if (job.recheck && d.requestBody) return;
   const log = ctx.log.child({ deliveryId: d.id, shop: d.shop.domain, orderName: d.orderName, attempt });
   // Queued before the app was uninstalled: book nothing for a shop that no longer has the app.
   if (d.shop.uninstalledAt) return attention(ctx, d, 'shop_uninstalled', 'The app was uninstalled from this shop; the order was not sent to the courier');
@@ -104,11 +107,24 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   let body = d.requestBody;
   let key = d.idempotencyKey;
   if (!body || !key) {
-    // First attempt of this generation: build the request once.
+    // First attempt of this generation: where (and whether) to book, from a fresh read of the fulfillment orders.
+    const where = await decidePickup(ctx, d.shop.domain, order, {
+      routingSeen: d.routingCompleteAt !== null, previousLocationId: d.locationId,
+      // A new generation after an earlier booking: its own fulfillment may have closed the fulfillment orders.
+      rebooking: d.generation > 1 && d.locationId ? { locationId: d.locationId, fulfillmentOrderIds: readFulfillmentOrderIds(d) } : null,
+    });
+    if (where.kind === 'wait') return waitForRouting(ctx, d, where.message);
+    if (where.kind === 'skip') return skipAtDispatch(ctx, d, where.code, where.message);
+    if (where.kind === 'attention') return attention(ctx, d, where.code, where.message);
+    const chosen = { locationId: where.locationId, fulfillmentOrderIds: writeFulfillmentOrderIds(where.fulfillmentOrderIds) };
+    if (where.movedFrom) {
+      await addEvent(ctx.db, d.id, { kind: 'location_moved', source: 'shopify', message: `The fulfillment order moved from location ${where.movedFrom} to ${where.locationName ?? where.locationId}; booking from the new location` });
+    }
+    // Then the coordinates (geocoded when the address has none), and the request, built once.
     const overrides = await geocodeIfNeeded(ctx, d, d.shop, order);
     if (!overrides) return;
-    const mapped = await buildRequest(ctx, d.shop.domain, order, overrides, env, settings, access);
-    if (!mapped.ok) return attention(ctx, d, mapped.problems[0]!.code, problemsMessage(mapped.problems), { lastError: null });
+    const mapped = await buildRequest(ctx, d.shop.domain, order, overrides, env, settings, access, where.locationId);
+    if (!mapped.ok) return attention(ctx, d, mapped.problems[0]!.code, problemsMessage(mapped.problems), { lastError: null, ...chosen });
     body = serializeCreateOrder(mapped.request);
     key = idempotencyKey(env, d.shop.domain, orderIdOf(order), d.generation);
 
@@ -119,7 +135,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     // updatedAt unchanged: the order we built from is still the stored one (orders/updated may replace it meanwhile).
     const stored = await ctx.db.delivery.updateMany({
       where: { id: d.id, generation: d.generation, status: 'PENDING', requestBody: null, updatedAt: d.updatedAt },
-      data: { requestBody: body, idempotencyKey: key, tries: { increment: 1 }, createSentAt: new Date(ctx.now()) },
+      data: { requestBody: body, idempotencyKey: key, tries: { increment: 1 }, createSentAt: new Date(ctx.now()), ...chosen },
     });
     if (stored.count !== 1) {
       // Another worker built it first (its job owns the call), or the row changed: build again from what is stored now.
@@ -245,11 +261,59 @@ export async function flagDuplicates(ctx: AppContext, deliveryId: string, genera
   ctx.log.warn({ deliveryId, courierOrderIds: all.map((o) => o.orderId) }, 'the courier holds more than one order for one delivery');
 }
 
-/** The create-order request for an order, exactly as dispatch builds it (also used for merchant quotes). */
-export async function buildRequest(ctx: AppContext, shopDomain: string, order: OrderSnapshot, overrides: Overrides, env: EnvironmentName, settings: Settings, access: CourierAccess) {
-  let locationId = order.location_id ?? null;
-  // Only ask Shopify for the fulfilling location when the shop maps locations to stores.
-  if (!locationId && Object.keys(access.locationStores).length > 0) locationId = await fetchAssignedLocationId(ctx.admin, shopDomain, orderGidOf(order));
+/** How soon a delivery waiting for Shopify's order routing looks again (the routing webhook wakes it sooner). */
+export const ROUTING_RECHECK_MS = 5_000;
+
+/**
+ * Where to pick up, read from the order's fulfillment orders now (never the REST
+ * location_id, which is the point-of-sale location). Pure decision in fulfillment-orders.ts.
+ */
+export async function decidePickup(
+  ctx: AppContext, shopDomain: string, order: OrderSnapshot,
+  o: { routingSeen: boolean; previousLocationId?: string | null; rebooking?: { locationId: string; fulfillmentOrderIds: string[] } | null },
+): Promise<FulfillmentOrderDecision> {
+  const read = await fetchFulfillmentOrdersForDispatch(ctx.admin, shopDomain, orderGidOf(order));
+  if (!read) return { kind: 'attention', code: 'no_assigned_location', message: 'Shopify no longer has this order' };
+  const created = Date.parse(read.createdAt);
+  const orderAgeMs = Number.isFinite(created) ? ctx.now() - created : Number.POSITIVE_INFINITY;
+  const decision = decideFromFulfillmentOrders(read.fulfillmentOrders, { webhookSeen: o.routingSeen, orderAgeMs }, { previousLocationId: o.previousLocationId ?? null });
+  return decisionForDispatch(decision, { orderAgeMs, rebooking: o.rebooking ?? null });
+}
+
+/**
+ * Routing not done: this job ends successfully (no failed attempt is spent) and
+ * a re-check job is queued for later; fulfillment_orders/order_routing_complete
+ * queues one at once (web/dispatch/routing.ts).
+ */
+async function waitForRouting(ctx: AppContext, d: { id: string; generation: number }, message: string): Promise<void> {
+  const now = ctx.now();
+  await ctx.db.$transaction((tx) => enqueueDispatch(tx, ctx.queue, d.id, d.generation, {
+    recheck: true, startAfterMs: ROUTING_RECHECK_MS, singletonKey: `dispatch-routing:${d.id}:${d.generation}:${Math.floor(now / ROUTING_RECHECK_MS)}`,
+  }));
+  ctx.log.info({ deliveryId: d.id }, `${message}; looking again in ${ROUTING_RECHECK_MS} ms`);
+}
+
+async function skipAtDispatch(ctx: AppContext, d: { id: string; generation: number; reasonCode: string | null; courierOrderId: string | null; tries: number }, code: ReasonCode, message: string) {
+  await ctx.db.$transaction((tx) =>
+    transition(tx, null, { ...d, status: 'PENDING' }, {
+      event: 'dispatch_skipped', data: { reasonCode: code, reason: message }, timeline: { kind: 'skipped', source: 'shopify', message },
+    }));
+  ctx.log.info({ deliveryId: d.id, reason: code }, `delivery skipped: ${message}`);
+}
+
+/**
+ * The create-order request for an order, exactly as dispatch builds it (also used for merchant quotes).
+ * @param locationId the fulfilling location (decidePickup); when not given, it is read from the fulfillment orders.
+ */
+export async function buildRequest(
+  ctx: AppContext, shopDomain: string, order: OrderSnapshot, overrides: Overrides, env: EnvironmentName, settings: Settings, access: CourierAccess,
+  locationId?: string | null,
+) {
+  if (locationId === undefined) {
+    // A quote: only ask Shopify when the shop maps locations to stores; routing counts as done.
+    const where = Object.keys(access.locationStores).length > 0 ? await decidePickup(ctx, shopDomain, order, { routingSeen: true }) : null;
+    locationId = where?.kind === 'dispatch' ? where.locationId : null;
+  }
   return mapOrderToRequest(order, {
     shopDomain,
     environment: env,

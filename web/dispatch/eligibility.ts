@@ -1,15 +1,13 @@
 // Should this paid order become a delivery? Pure: order + settings → decision.
 // A "no" is recorded as SKIPPED with the reason, so the merchant sees why
-// nothing happened. Rules run in order; the first that refuses wins.
+// nothing happened. Rules run in order; the first that refuses wins. These are
+// the cheap rules on the orders/paid payload; the dispatch job has the last word.
 import type { Settings } from '../settings/schema.ts';
 import type { OrderSnapshot } from './order.ts';
 import type { Problem } from './status.ts';
 import { liveTestOrder } from '../lifecycle/machine.ts';
 
 export type Eligibility = { dispatch: true } | ({ dispatch: false } & Problem);
-
-// Shopify's local-pickup shipping lines ("Local Pickup", code "Pickup"), and "click & collect" style titles.
-const PICKUP = /\bpick[\s-]?up\b|\bcollect(ion)?\b/i;
 
 /**
  * @param manual the merchant asked for this order explicitly (dispatch now):
@@ -28,10 +26,8 @@ export function decideEligibility(order: OrderSnapshot, settings: Settings, opts
   if (order.line_items.length > 0 && !order.line_items.some((l) => l.requires_shipping)) {
     return skip('nothing_to_ship', 'Nothing to ship: no item on the order needs shipping');
   }
+  // Local pickup, holds and schedules come from the fulfillment orders at dispatch time (fulfillment-orders.ts), not from titles.
   const lines = order.shipping_lines;
-  if (lines.some((l) => PICKUP.test(`${l.code ?? ''} ${l.title ?? ''}`))) {
-    return skip('local_pickup', 'Local pickup: the customer collects the order');
-  }
   if (!manual) {
     const wanted = settings.eligibility.shippingLines.map((t) => t.toLowerCase());
     if (wanted.length > 0) {

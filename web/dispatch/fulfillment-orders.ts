@@ -164,3 +164,25 @@ function whyNot(open: FulfillmentOrderForDispatch[], ours: FulfillmentOrderForDi
   const other = NOT_OURS[methodOf(open[0]!)];
   return other ? { kind: 'skip', ...other } : { kind: 'skip', code: 'nothing_to_ship', message: `Delivery method ${methodOf(open[0]!)} is not a delivery` };
 }
+
+/** After this long without a routed order, dispatch stops waiting and asks the merchant. */
+export const MAX_ROUTING_WAIT_MS = 10 * DEFAULT_ROUTING_GRACE_MS;
+
+/**
+ * The dispatch job's last word on a decision: a delivery re-booked after its own
+ * earlier booking fulfilled the items books again from the same location (the
+ * closed fulfillment orders are its own), and waiting for routing has a limit.
+ */
+export function decisionForDispatch(
+  decision: FulfillmentOrderDecision,
+  o: { orderAgeMs: number; rebooking?: { locationId: string; fulfillmentOrderIds: string[] } | null },
+): FulfillmentOrderDecision {
+  if (decision.kind === 'skip' && decision.code === 'already_fulfilled' && o.rebooking) {
+    const { locationId, fulfillmentOrderIds } = o.rebooking;
+    return { kind: 'dispatch', locationId, locationGid: `gid://shopify/Location/${locationId}`, locationName: null, deliveryKind: 'SHIPPING', fulfillmentOrderIds, movedFrom: null };
+  }
+  if (decision.kind === 'wait' && o.orderAgeMs >= MAX_ROUTING_WAIT_MS) {
+    return { kind: 'attention', code: 'routing_incomplete', message: `Shopify has not assigned the order to a location after ${Math.round(o.orderAgeMs / 60_000)} minutes` };
+  }
+  return decision;
+}

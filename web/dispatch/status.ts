@@ -1,5 +1,7 @@
 // Why a delivery is where it is (Delivery.reasonCode). The statuses themselves,
 // and every way between them, are the lifecycle table: web/lifecycle/machine.ts.
+import type { FulfillmentOrderCode } from './fulfillment-orders.ts';
+
 export type ReasonCode =
   | 'cancelled'
   | 'shop_uninstalled'
@@ -32,7 +34,9 @@ export type ReasonCode =
   | 'duplicate_courier_orders'
   | 'address_changed'
   | 'geocode_low_confidence'
-  | 'geocode_no_result';
+  | 'geocode_no_result'
+  // From the order's fulfillment orders at dispatch time.
+  | FulfillmentOrderCode;
 
 export interface Problem {
   code: ReasonCode;

@@ -19,7 +19,7 @@ import { addEvent } from '../lifecycle/timeline.ts';
 import { transitionLatest } from '../lifecycle/transition.ts';
 import { parseStoredSettings, type Settings } from '../settings/schema.ts';
 import { ShopifyAdminError, throwOnUserErrors } from '../shopify/admin-api.ts';
-import { readExchange, readLocationStores } from '../db/json-columns.ts';
+import { readExchange, readFulfillmentOrderIds, readLocationStores } from '../db/json-columns.ts';
 import {
   fetchFulfillmentState,
   FULFILLMENT_CANCEL,
@@ -146,12 +146,15 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
     return ours.id;
   }
 
-  const pickupLocations = await pickupLocationsOf(ctx, d);
+  // Exactly the fulfillment orders dispatch booked (web/dispatch/dispatcher.ts); older deliveries have none stored.
+  const booked = readFulfillmentOrderIds(d);
+  const pickupLocations = booked.length ? null : await pickupLocationsOf(ctx, d);
   const open = state.fulfillmentOrders.filter(
     (f) =>
       (f.status === 'OPEN' || f.status === 'IN_PROGRESS') &&
-      f.deliveryMethod?.methodType !== 'PICK_UP' &&
-      (!pickupLocations || pickupLocations.includes(numericId(f.assignedLocation?.location?.id ?? ''))),
+      (booked.length
+        ? booked.includes(f.id)
+        : f.deliveryMethod?.methodType !== 'PICK_UP' && (!pickupLocations || pickupLocations.includes(numericId(f.assignedLocation?.location?.id ?? '')))),
   );
   // fulfillmentCreate takes fulfillment orders of one location at a time.
   const location = open[0]?.assignedLocation?.location?.id;

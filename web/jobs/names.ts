@@ -12,6 +12,8 @@ export const JOBS = {
   rematch: 'courier-rematch',
   /** Periodic: ask the courier about quiet deliveries (web/fulfillment/reconcile.ts). */
   reconcile: 'reconcile',
+  /** fulfillment_orders/order_routing_complete → the order's delivery (web/dispatch/routing.ts). */
+  routing: 'order-routing-complete',
   /** Periodic: erase personal data of final deliveries past the retention period (web/privacy/erase.ts). */
   retention: 'personal-data-retention',
 } as const;
@@ -19,6 +21,12 @@ export const JOBS = {
 export interface DispatchJobData {
   deliveryId: string;
   generation: number;
+  /** A re-check after Shopify's order routing: books only if no request is stored yet. */
+  recheck?: true;
+}
+export interface RoutingJobData {
+  shop: string;
+  fulfillmentOrderId: string;
 }
 export interface DeliveryJobData {
   deliveryId: string;

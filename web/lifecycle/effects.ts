@@ -5,8 +5,17 @@ import { JOBS, type DeliveryJobData, type DispatchJobData } from '../jobs/names.
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Effect } from './machine.ts';
 
-/** One dispatch job per (delivery, generation): a retried transaction cannot queue a second booking. */
-export async function enqueueDispatch(tx: Tx, queue: JobQueue, deliveryId: string, generation: number): Promise<void> {
+/**
+ * One dispatch job per (delivery, generation): a retried transaction cannot queue a second booking.
+ * A routing re-check (web/dispatch/dispatcher.ts) has its own key and only books when no request is stored yet.
+ */
+export async function enqueueDispatch(
+  tx: Tx, queue: JobQueue, deliveryId: string, generation: number, recheck?: { recheck: true; singletonKey: string; startAfterMs?: number },
+): Promise<void> {
+  if (recheck) {
+    await queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId, generation, recheck: true }, { singletonKey: recheck.singletonKey, startAfterMs: recheck.startAfterMs });
+    return;
+  }
   await queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId, generation }, { singletonKey: `dispatch:${deliveryId}:${generation}` });
 }
 

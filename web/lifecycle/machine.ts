@@ -52,7 +52,8 @@ export type SystemEvent =
   | 'courier_failed'
   | 'shopify_refused' // the fulfillment write-back was refused by Shopify
   | 'shopify_address_changed' // orders/updated with a new address or phone: recorded (and flagged once booked)
-  | 'shopify_address_updated'; // orders/updated brought what a NEEDS_ATTENTION delivery lacked: book again
+  | 'shopify_address_updated' // orders/updated brought what a NEEDS_ATTENTION delivery lacked: book again
+  | 'dispatch_skipped'; // the dispatch job read the fulfillment orders: not ours to deliver (pickup, hold, scheduled, …)
 export type LifecycleEvent = SystemEvent | MerchantAction;
 
 /** Jobs a transition schedules, in the same transaction as its update. */
@@ -124,6 +125,7 @@ export const TRANSITIONS: readonly Row[] = [
   { event: 'recorded_by_merchant', from: ['NEW'], to: 'PENDING', effects: ['dispatch'] },
 
   { event: 'needs_attention', from: ['PENDING'], to: 'NEEDS_ATTENTION', effects: [] },
+  { event: 'dispatch_skipped', from: ['PENDING'], to: 'SKIPPED', effects: [] },
   { event: 'booking_failed', from: ['PENDING'], to: 'FAILED', effects: [] },
   // The courier order exists whatever happened meanwhile: it is always recorded.
   { event: 'booked', from: ['PENDING'], to: 'CREATED', effects: ['writeback'] },

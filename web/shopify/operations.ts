@@ -169,13 +169,6 @@ export async function fetchFulfillmentOrders(api: AdminApi, shop: string, orderG
   return (await fetchFulfillmentState(api, shop, orderGid))?.fulfillmentOrders ?? [];
 }
 
-/** The location of the order's first open fulfillment order that ships, as a numeric id. */
-export async function fetchAssignedLocationId(api: AdminApi, shop: string, orderGid: string): Promise<string | null> {
-  const open = (await fetchFulfillmentOrders(api, shop, orderGid)).filter((f) => f.status === 'OPEN' || f.status === 'IN_PROGRESS');
-  const loc = open.find((f) => f.deliveryMethod?.methodType !== 'PICK_UP')?.assignedLocation?.location?.id;
-  return loc ? numericId(loc) : null;
-}
-
 /** An order read over GraphQL, in the orders/paid (REST) shape our snapshot parser reads. */
 export async function fetchOrderAsPayload(api: AdminApi, shop: string, orderId: string): Promise<Record<string, unknown> | null> {
   const data = await api.request(shop, ORDER_FOR_DISPATCH, { id: gid('Order', orderId) });

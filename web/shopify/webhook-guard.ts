@@ -6,6 +6,7 @@
 /** Topics keyed by the library's storage form (X-Shopify-Topic orders/paid → ORDERS_PAID). */
 const COMPLIANCE = new Set(['CUSTOMERS_DATA_REQUEST', 'CUSTOMERS_REDACT', 'SHOP_REDACT']);
 const ORDER_TOPICS = new Set(['ORDERS_PAID', 'ORDERS_CANCELLED', 'ORDERS_UPDATED']);
+const FULFILLMENT_ORDER_TOPICS = new Set(['FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hostOf = (url: unknown): string | null => {
@@ -34,6 +35,13 @@ export function payloadMismatch(topic: string, shop: string, payload: unknown): 
       return `myshopify_domain ${payload.myshopify_domain} does not match the shop header ${shop}`;
     }
     if ('shop_domain' in payload || 'line_items' in payload || 'customer' in payload) return 'the body is not a shop resource';
+    return null;
+  }
+  if (FULFILLMENT_ORDER_TOPICS.has(topic)) {
+    // { fulfillment_order: { id: "gid://shopify/FulfillmentOrder/…", status } }
+    const fo = payload.fulfillment_order;
+    if (!isObject(fo) || typeof fo.id !== 'string' || !fo.id.startsWith('gid://shopify/FulfillmentOrder/')) return 'the body is not a fulfillment order event (no fulfillment_order.id)';
+    if ('shop_domain' in payload || 'line_items' in payload) return 'the body is not a fulfillment order event';
     return null;
   }
   if (ORDER_TOPICS.has(topic)) {
