@@ -26,9 +26,9 @@ const settle = () => new Promise((r) => setTimeout(r, 500));
 describe('stated bounds', () => {
   it('follow from the policies', () => {
     expect(MAX_COURIER_CREATES_PER_GENERATION).toBe(maxCourierCreates(DISPATCH_RETRY.maxAttempts));
-    expect(MAX_COURIER_CREATES_PER_GENERATION).toBe(20);
+    expect(MAX_COURIER_CREATES_PER_GENERATION).toBe(24);
     expect(MAX_SHOPIFY_CALLS_PER_WRITEBACK).toBe(maxShopifyRequests(DISPATCH_RETRY.maxAttempts, WRITEBACK_SHOPIFY_CALLS));
-    expect(MAX_SHOPIFY_CALLS_PER_WRITEBACK).toBe(60);
+    expect(MAX_SHOPIFY_CALLS_PER_WRITEBACK).toBe(72);
   });
 });
 

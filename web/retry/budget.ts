@@ -19,8 +19,13 @@
 import { worstCaseRequests, type JobRetryPolicy } from './policy.ts';
 import type { RetryScope } from './run.ts';
 
-/** Dispatch jobs (one courier create per run) and the Shopify write-back jobs. */
-export const DISPATCH_RETRY: JobRetryPolicy = { maxAttempts: 10, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
+/**
+ * Dispatch jobs (one courier create per run) and the Shopify write-back jobs. The job is
+ * the only layer retrying a create, so it starts fast (1 s, 2 s, 4 s, … with jitter: a
+ * short 5xx storm costs seconds, not minutes) and still spans about half an hour
+ * (capped at 10 min per wait) before a delivery is FAILED.
+ */
+export const DISPATCH_RETRY: JobRetryPolicy = { maxAttempts: 12, baseDelayMs: 1_000, maxDelayMs: 10 * 60_000 };
 /** Courier events, fulfillment sync and rematch jobs. */
 export const FULFILLMENT_RETRY: JobRetryPolicy = { maxAttempts: 10, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 };
 
@@ -36,7 +41,7 @@ export function maxCourierCreates(dispatchAttempts: number): number {
 
 /**
  * Worst-case POST /v1/orders for one generation of a delivery (one dispatch job):
- * 20. Each is the same body under the same Idempotency-Key, so at most one order
+ * 24. Each is the same body under the same Idempotency-Key, so at most one order
  * results. A merchant's Retry starts a new job for the generation, with this budget again.
  */
 export const MAX_COURIER_CREATES_PER_GENERATION = maxCourierCreates(DISPATCH_RETRY.maxAttempts);
@@ -55,7 +60,7 @@ export function maxShopifyRequests(jobAttempts: number, callsPerRun: number): nu
 
 /**
  * Worst-case Shopify GraphQL requests for one delivery's order write-back
- * (metafields and tag after booking): 60. Its fulfillment syncs are bounded per
+ * (metafields and tag after booking): 72. Its fulfillment syncs are bounded per
  * call below; how many syncs a delivery has follows the courier's statuses.
  */
 export const MAX_SHOPIFY_CALLS_PER_WRITEBACK = maxShopifyRequests(DISPATCH_RETRY.maxAttempts, WRITEBACK_SHOPIFY_CALLS);
