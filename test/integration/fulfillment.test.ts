@@ -139,6 +139,8 @@ describe('status webhooks → Shopify', () => {
     await waitFor(async () => sim.order(orderId)!.metafields['$app:same_day_dispatch.status']?.value === 'delivered', 'status metafield');
     const done = (await deliveryOf(s.app, domain, orderId))!;
     expect(done).toMatchObject({ fulfillmentId: again.fulfillmentId, fulfillmentGeneration: 2, shopifyRank: 100 });
+    // The earlier courier order (failed) is history, not a duplicate booking.
+    expect(done.reasonCode).not.toBe('duplicate_courier_orders');
   });
 
   // Where the existing fulfillment cannot take the new tracking: cancel it (unless Shopify already has) and create a new one.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adoptedResult, duplicateReason, matchReference, nextCreateStep, summarise } from '../../web/dispatch/booking.ts';
+import { adoptedResult, duplicateReason, liveOrders, matchReference, nextCreateStep, summarise } from '../../web/dispatch/booking.ts';
 import { checkFix } from '../../web/dispatch/fix.ts';
 import { mapOrderToRequest, requestProblems, type MappingContext } from '../../web/dispatch/mapping.ts';
 import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
@@ -38,6 +38,26 @@ describe('matchReference', () => {
     expect(matchReference([view('o1', { reference: 'R1' })], 'R1', 'zz')!.keep.id).toBe('o1');
   });
   it('only other references: null', () => expect(matchReference([view('o2', { reference: 'R2' })], 'R1')).toBeNull());
+});
+
+describe('liveOrders', () => {
+  const rows: Array<[string, Partial<CourierOrderView>, boolean]> = [
+    ['failed delivery status', { deliveryStatus: 'failed' }, false],
+    ['cancelled order status', { status: 'CANCELLED' }, false],
+    ['returned', { deliveryStatus: 'returned' }, false],
+    ['in transit', { deliveryStatus: 'in_transit' }, true],
+    ['validated order, no delivery status', { status: 'VALIDATED' }, true],
+    ['no status at all', {}, true],
+    ['delivery status wins over the order status', { status: 'CANCELLED', deliveryStatus: 'picked_up' }, true],
+  ];
+  it.each(rows)('another order, %s: counted %s', (_name, other, counted) => {
+    const m = matchReference([view('keep', { reference: 'R1' }), view('o2', { reference: 'R1', ...other })], 'R1', 'keep')!;
+    expect(liveOrders(m).map((o) => o.id)).toEqual(counted ? ['keep', 'o2'] : ['keep']);
+  });
+  it('the kept order counts even when it has failed', () => {
+    const m = matchReference([view('keep', { reference: 'R1', deliveryStatus: 'failed' })], 'R1', 'keep')!;
+    expect(liveOrders(m).map((o) => o.id)).toEqual(['keep']);
+  });
 });
 
 describe('adoptedResult', () => {

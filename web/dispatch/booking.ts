@@ -10,6 +10,7 @@
 // every booking the reference is checked once more: more than one courier
 // order for it is shown to the merchant with every id (see duplicateReason).
 import type { CourierOrderView, CreateOrderResult } from '../delivery/types.ts';
+import { isFailure } from '../fulfillment/progress.ts';
 
 export type CreateStep = { kind: 'send' } | { kind: 'wait'; ms: number } | { kind: 'lookup' };
 
@@ -39,6 +40,16 @@ export function matchReference(found: CourierOrderView[], reference: string, pre
   if (!all.length) return null;
   const keep = all.find((o) => o.id === preferId) ?? all[0]!;
   return { keep, all: [keep, ...all.filter((o) => o !== keep)] };
+}
+
+/**
+ * The orders that still count as duplicates: the one kept, and every other
+ * that has not ended in failure (failed, cancelled, returned). After a
+ * re-dispatch the earlier generation's order stays listed under the same
+ * reference; once it has failed it is history, not a second booking.
+ */
+export function liveOrders(m: ReferenceMatches): CourierOrderView[] {
+  return m.all.filter((o) => o === m.keep || !isFailure(o.deliveryStatus ?? o.status));
 }
 
 /** An order read turned into what recordCreated stores; fields the read lacks stay empty. */

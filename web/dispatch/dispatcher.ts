@@ -15,7 +15,7 @@
 import type { AppContext } from '../context.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, errorDetails, OutcomeUnknownError, parseCreateOrderBody, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
-import { adoptedResult, duplicateReason, matchReference, nextCreateStep, summarise } from './booking.ts';
+import { adoptedResult, duplicateReason, liveOrders, matchReference, nextCreateStep, summarise } from './booking.ts';
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { courierAccess, type CourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
@@ -243,9 +243,9 @@ export async function checkReference(
     await addEvent(ctx.db, deliveryId, { kind: 'reference_check', message: `Could not check the courier for other orders with reference ${reference}: ${errorMessage(e)}` });
     return 0;
   }
-  const n = found?.all.length ?? 0;
-  if (found && n > 1) await flagDuplicates(ctx, deliveryId, generation, summarise(found.all));
-  return n;
+  const live = found ? liveOrders(found) : [];
+  if (live.length > 1) await flagDuplicates(ctx, deliveryId, generation, summarise(live));
+  return live.length;
 }
 
 /** More than one courier order for one delivery: listed for the merchant, nothing kept or dropped silently. */
