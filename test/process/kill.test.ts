@@ -1,7 +1,9 @@
 // The crash the whole design is for: the app (a real child process) is
 // SIGKILLed after the courier committed the order but before the app stored
 // the answer. After a restart there is still exactly one courier order, and
-// the delivery is CREATED. Runs on SQLite and on PostgreSQL.
+// the delivery is CREATED. Runs on SQLite and on PostgreSQL. Shopify is the shop
+// simulator (dispatch reads the order's fulfillment orders), reached through the
+// development entry point (dev/start.ts), as in the demo.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -9,21 +11,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../web/db/client.ts';
 import { SandboxControl } from '../../dev/sandbox/control.ts';
 import { startSandboxCourier, type RunningSandbox } from '../../dev/sandbox/courier.ts';
+import { ShopSimControl } from '../../dev/shop-sim/control.ts';
+import { startShopSimulator, type RunningShopSimulator } from '../../dev/shop-sim/server.ts';
 import { TEST_API_KEY, TEST_API_SECRET } from '../support/app.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { ROOT } from '../support/paths.ts';
 import { scratchDatabase } from '../support/scratch-db.ts';
 import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
-import { postShopifyWebhook } from '../support/shopify.ts';
 
 let sandbox: RunningSandbox;
 let courier: SandboxControl;
+let sim: RunningShopSimulator;
+let shopify: ShopSimControl;
 beforeAll(async () => {
   sandbox = await startSandboxCourier({ webhooksEnabled: false });
   courier = new SandboxControl(sandbox.url);
+  sim = await startShopSimulator({ apiKey: TEST_API_KEY, apiSecret: TEST_API_SECRET, appUrl: 'http://127.0.0.1:9' });
+  shopify = new ShopSimControl(sim.url);
 });
 afterAll(async () => {
   await sandbox?.close();
+  await sim?.close();
 });
 
 describe.each(['sqlite', 'postgres'] as const)('SIGKILL after the courier committed (%s)', (provider) => {
@@ -37,6 +45,7 @@ describe.each(['sqlite', 'postgres'] as const)('SIGKILL after the courier commit
       SHOPIFY_API_KEY: TEST_API_KEY,
       SHOPIFY_API_SECRET: TEST_API_SECRET,
       COURIER_TEST_BASE_URL: sandbox.url,
+      SHOP_SIMULATOR_URL: sim.url,
       JOB_TIMEOUT_SECONDS: '4',
       RECONCILE_INTERVAL_SECONDS: '0',
       LOG_LEVEL: 'info',
@@ -44,12 +53,14 @@ describe.each(['sqlite', 'postgres'] as const)('SIGKILL after the courier commit
     const apps: AppProcess[] = [];
     let opened: Database | null = null;
     try {
-      let app = spawnApp(env);
+      let app = spawnApp(env, { entry: 'dev/start.ts' });
       apps.push(app);
       const url = await app.url();
       await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'the app to be ready', 60_000);
 
       const shop = `kill-${provider}.myshopify.com`;
+      await shopify.updateSettings({ appUrl: url });
+      await shopify.installApp({ appUrl: url, shop });
       const cli = spawnSync(
         process.execPath,
         [join(ROOT, 'web/cli/main.ts'), 'configure', shop, '--auto-dispatch', 'on', '--client-id', 'sandbox-client-id', '--client-secret', 'env', '--pickup-store', 'store_sandbox_001'],
@@ -62,7 +73,8 @@ describe.each(['sqlite', 'postgres'] as const)('SIGKILL after the courier commit
       await courier.addFault({ route: 'create', type: 'delay_after_commit', latencyMs: 15_000 });
       const payload = paidOrder();
       const reference = orderIdOfPayload(payload);
-      expect((await postShopifyWebhook(url, 'orders/paid', shop, payload)).status).toBe(200);
+      const placed = await shopify.placeOrder(shop, { payload, routing: true, wait: true });
+      expect(placed.order.id).toBe(reference);
       await waitFor(async () => (await courier.ordersCreatedFor(reference)) === 1, 'the courier to commit the order', 30_000);
       app.child.kill('SIGKILL');
       await app.exited;
@@ -74,7 +86,7 @@ describe.each(['sqlite', 'postgres'] as const)('SIGKILL after the courier commit
       expect(before.courierOrderId).toBeNull();
       expect(before.idempotencyKey).not.toBeNull(); // the key and body were stored before the call
 
-      app = spawnApp(env);
+      app = spawnApp(env, { entry: 'dev/start.ts' });
       apps.push(app);
       await app.url();
       const after = await waitFor(async () => {
