@@ -12,7 +12,8 @@ import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
 import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
 import type { Shopify } from './shopify/app.ts';
-import { shopifyWebhookRoute, type TopicHandlers } from './shopify/webhooks.ts';
+import { shopifyWebhookRoute, type TopicHandler, type TopicHandlers } from './shopify/webhooks.ts';
+import type { CachingSessionStorage } from './db/session-storage.ts';
 import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './shopify/lifecycle.ts';
 
 export interface AppServices {
@@ -21,10 +22,15 @@ export interface AppServices {
   readiness: Readiness;
 }
 
-export function shopifyTopicHandlers(queue: JobQueue): TopicHandlers {
+export function shopifyTopicHandlers(queue: JobQueue, forgetSessions: (shop: string) => void = () => {}): TopicHandlers {
+  // These delete the shop's sessions in the webhook's transaction: drop any cached copy once it commits.
+  const forgetting = (h: TopicHandler): TopicHandler => async (c) => {
+    await h(c);
+    c.afterCommit(() => forgetSessions(c.shop));
+  };
   return {
-    APP_UNINSTALLED: appUninstalled,
-    SHOP_REDACT: shopRedact,
+    APP_UNINSTALLED: forgetting(appUninstalled),
+    SHOP_REDACT: forgetting(shopRedact),
     CUSTOMERS_REDACT: customersRedact,
     CUSTOMERS_DATA_REQUEST: customersDataRequest,
     ORDERS_PAID: ordersPaidHandler(queue),
@@ -43,7 +49,9 @@ export function buildApp(s: AppServices): Express {
   app.use(healthRoutes(s.readiness));
 
   // Raw-body routes first: signatures cover the exact bytes.
-  app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers: shopifyTopicHandlers(ctx.queue), log: ctx.log }));
+  const sessions = s.shopify.config.sessionStorage as Partial<CachingSessionStorage>;
+  const handlers = shopifyTopicHandlers(ctx.queue, (shop) => sessions.forgetShop?.(shop));
+  app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers, log: ctx.log }));
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
 
   // Shopify-managed installation and token exchange replace the authorization-code routes (an

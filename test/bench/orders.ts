@@ -4,7 +4,7 @@
 // createdAt → dispatchedAt, both stamped by the app), the courier's request log and
 // per-reference counts, and the app processes' CPU from /proc.
 import { openMigratedDatabase } from '../../web/db/migrate.ts';
-import { startStack, type Stack } from '../../dev/demo/stack.ts';
+import { scriptEntry, startStack, type Stack } from '../../dev/demo/stack.ts';
 import { accountFor, onboardShop, shopDomain } from '../../dev/demo/merchant.ts';
 import { createServer } from 'node:net';
 import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
@@ -58,9 +58,9 @@ export async function withStack<T>(provider: 'sqlite' | 'postgres', appEnv: Reco
   }
 }
 
-/** The stack's app process (started without telling us its pid). */
+/** The stack's app process (started without telling us its pid): `npm run dev`'s entry since the move to dev/. */
 export function stackAppPid(): number | undefined {
-  return childPidsRunning('web/index.ts')[0];
+  return childPidsRunning(scriptEntry('dev'))[0];
 }
 
 /** More app instances on the stack's database (PostgreSQL: pg-boss shares the jobs among them). */

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
 import { SecretBox } from '../../web/security/crypto.ts';
-import { courierAccess, ensureShop, environmentViews, reencryptSecrets, shopGeocoder, updateEnvironment, updateShopGeocoder } from '../../web/settings/store.ts';
+import { cachedCourierAccess, COURIER_ACCESS_TTL_MS, courierAccess, ensureShop, environmentViews, reencryptSecrets, shopGeocoder, updateEnvironment, updateShopGeocoder } from '../../web/settings/store.ts';
 import { SettingsValidationError } from '../../web/settings/schema.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
 
@@ -68,5 +68,23 @@ describe('courier credentials at rest', () => {
     expect(err).toBeInstanceOf(SettingsValidationError);
     expect(Object.keys(err.fields).sort()).toEqual(['test.baseUrl', 'test.clientSecret']);
     expect(await db.courierEnvironment.count({ where: { shopId: shop.id } })).toBe(0);
+  });
+});
+
+describe('courier access on the dispatch path', () => {
+  it('reuses the stored row for a short TTL, secrets still encrypted in it; a save in this process is seen at once', async () => {
+    const { db } = database;
+    const box = new SecretBox([randomBytes(32)]);
+    const shop = await ensureShop(db, 'cached-access.myshopify.com');
+    await updateEnvironment(db, box, shop.domain, 'test', { clientId: 'client-1', clientSecret: 'cs_first_0001' });
+    const t0 = Date.now();
+    expect((await cachedCourierAccess(db, box, shop.id, 'test', urls, t0)).clientSecret).toBe('cs_first_0001');
+    // Another instance saves: seen once the TTL ends.
+    await db.courierEnvironment.updateMany({ where: { shopId: shop.id, environment: 'test' }, data: { clientId: 'client-2' } });
+    expect((await cachedCourierAccess(db, box, shop.id, 'test', urls, t0 + 1)).clientId).toBe('client-1');
+    expect((await cachedCourierAccess(db, box, shop.id, 'test', urls, t0 + COURIER_ACCESS_TTL_MS)).clientId).toBe('client-2');
+    // This process saves: seen at once.
+    await updateEnvironment(db, box, shop.domain, 'test', { clientSecret: 'cs_second_0002' });
+    expect((await cachedCourierAccess(db, box, shop.id, 'test', urls, t0 + COURIER_ACCESS_TTL_MS + 1)).clientSecret).toBe('cs_second_0002');
   });
 });

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Session } from '@shopify/shopify-api';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { createSessionStorage, OFFLINE_SESSION_TTL_MS } from '../../web/db/session-storage.ts';
 import { postShopifyWebhook, shopifyWebhookHeaders } from '../support/shopify.ts';
 
 let app: TestApp;
@@ -111,6 +112,15 @@ describe('app/uninstalled', () => {
     expect(shop?.uninstalledAt).toBeInstanceOf(Date);
   });
 
+  it('forgets the cached offline session: background work finds none at once', async () => {
+    const domain = 'uninstall-cached.myshopify.com';
+    await seedShop(domain);
+    const storage = app.server.services()!.shopify.config.sessionStorage;
+    expect((await storage.loadSession(`offline_${domain}`))?.accessToken).toBe('shpat_secret_token_1234'); // now cached
+    expect((await postShopifyWebhook(app.url, 'app/uninstalled', domain, { id: 1, domain })).status).toBe(200);
+    expect(await storage.loadSession(`offline_${domain}`)).toBeUndefined();
+  });
+
   it('is a no-op for a shop we no longer hold', async () => {
     const r = await postShopifyWebhook(app.url, 'app/uninstalled', 'gone.myshopify.com', { id: 2 });
     expect(r.status).toBe(200);
@@ -189,5 +199,32 @@ describe('session storage', () => {
     const loaded = await app.server.services()!.shopify.config.sessionStorage.loadSession(`offline_${domain}`);
     expect(loaded?.accessToken).toBe('shpat_secret_token_1234');
     expect(app.logs.join('\n')).not.toContain('shpat_secret_token_1234');
+  });
+
+  it('reuses a loaded offline session for a short TTL; a store through it or the TTL ends that', async () => {
+    const domain = 'session-cache.myshopify.com';
+    let clock = Date.now();
+    const { box, database } = app.ctx;
+    const storage = createSessionStorage(database.db, box, () => clock);
+    const id = `offline_${domain}`;
+    const session = (token: string) => new Session({ id, shop: domain, state: 's', isOnline: false, accessToken: token, scope: 'read_orders' });
+    await storage.storeSession(session('shpat_first'));
+    expect((await storage.loadSession(id))?.accessToken).toBe('shpat_first');
+    // Another instance rotates the row: this one keeps its copy until the TTL ends.
+    await createSessionStorage(database.db, box).storeSession(session('shpat_second'));
+    expect((await storage.loadSession(id))?.accessToken).toBe('shpat_first');
+    clock += OFFLINE_SESSION_TTL_MS;
+    expect((await storage.loadSession(id))?.accessToken).toBe('shpat_second');
+    // Its own store (a refresh, a token exchange) is read back at once.
+    await storage.storeSession(session('shpat_third'));
+    expect((await storage.loadSession(id))?.accessToken).toBe('shpat_third');
+    await storage.deleteSession(id);
+    expect(await storage.loadSession(id)).toBeUndefined();
+    // Online sessions are never kept.
+    const online = new Session({ id: `${domain}_42`, shop: domain, state: 's', isOnline: true, accessToken: 'shpua_a', scope: 'read_orders' });
+    await storage.storeSession(online);
+    expect((await storage.loadSession(online.id))?.accessToken).toBe('shpua_a');
+    await app.db.session.delete({ where: { id: online.id } });
+    expect(await storage.loadSession(online.id)).toBeUndefined();
   });
 });

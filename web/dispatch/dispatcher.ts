@@ -17,7 +17,7 @@ import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, errorDetails, OutcomeUnknownError, parseCreateOrderBody, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
 import { adoptedResult, duplicateReason, liveOrders, matchReference, nextCreateStep, summarise } from './booking.ts';
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
-import { courierAccess, type CourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
+import { cachedCourierAccess, type CourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { fetchFulfillmentOrdersForDispatch, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
 import { decideFromFulfillmentOrders, decisionForDispatch, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
@@ -90,7 +90,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
 
   let access;
   try {
-    access = await courierAccess(ctx.db, ctx.box, d.shopId, env, ctx.config.courierBaseUrls);
+    access = await cachedCourierAccess(ctx.db, ctx.box, d.shopId, env, ctx.config.courierBaseUrls);
   } catch (e) {
     if (!(e instanceof DecryptionError)) throw e;
     // Waiting will not help: the key this process has cannot read the stored secrets.

@@ -45,7 +45,7 @@ function readOrder(payload: unknown, log: Logger): OrderSnapshot | null {
 
 /** orders/paid: record the order once and queue its dispatch, or record why it is skipped. */
 export function ordersPaidHandler(queue: JobQueue): TopicHandler {
-  return async ({ tx, shop, payload, log, afterCommit, ignore }) => {
+  return async ({ tx, shop, payload, log, afterCommit, ignore, rerun }) => {
     const order = readOrder(payload, log);
     if (!order) return;
     // The hot path: keep the transaction to a few statements (it holds SQLite's single writer).
@@ -56,10 +56,14 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
       return;
     }
     const shopifyOrderId = orderIdOf(order);
-    const existing = await tx.delivery.findUnique({ where: { shopId_shopifyOrderId: { shopId: shopRow.id, shopifyOrderId } }, select: { id: true, status: true } });
-    if (existing) {
-      log.info({ deliveryId: existing.id, status: existing.status }, 'orders/paid for an order we already hold; nothing changed');
-      return;
+    // A repeat of an order we hold fails the insert on the unique (shop, order); the intake then
+    // reruns the transaction once with `rerun`, and only that run looks for the existing row.
+    if (rerun) {
+      const existing = await tx.delivery.findUnique({ where: { shopId_shopifyOrderId: { shopId: shopRow.id, shopifyOrderId } }, select: { id: true, status: true } });
+      if (existing) {
+        log.info({ deliveryId: existing.id, status: existing.status }, 'orders/paid for an order we already hold; nothing changed');
+        return;
+      }
     }
     const settings = parseStoredSettings(shopRow.settings);
     const decision = decideEligibility(order, settings);

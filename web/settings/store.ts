@@ -151,6 +151,7 @@ export async function updateEnvironment(
     }
     return tx.courierEnvironment.update({ where: { id: current.id }, data });
   });
+  forgetCourierAccess(row.shopId);
   return environmentView(row, box, now);
 }
 
@@ -264,6 +265,32 @@ export async function courierAccess(
   return courierAccessFromRow(await ensureEnvironment(db, shopId, environment), box, defaultBaseUrls);
 }
 
+/** How long the dispatch job reuses a courier environment's row (other instances' saves show after this). */
+export const COURIER_ACCESS_TTL_MS = 10_000;
+// The row as stored (secrets still encrypted), per (shop, environment); decrypted per call as before.
+const accessRows = new Map<string, { row: EnvRow; until: number }>();
+
+/** courierAccess for the dispatch hot path: the row is reused for a short TTL; this process's saves drop it. */
+export async function cachedCourierAccess(
+  db: Tx,
+  box: SecretBox,
+  shopId: string,
+  environment: EnvironmentName,
+  defaultBaseUrls: { test: string; live: string | null },
+  now = Date.now(),
+): Promise<CourierAccess> {
+  const key = `${shopId}:${environment}`;
+  const hit = accessRows.get(key);
+  if (hit && hit.until > now) return courierAccessFromRow(hit.row, box, defaultBaseUrls);
+  const row = await ensureEnvironment(db, shopId, environment);
+  accessRows.set(key, { row, until: now + COURIER_ACCESS_TTL_MS });
+  return courierAccessFromRow(row, box, defaultBaseUrls);
+}
+
+function forgetCourierAccess(shopId: string): void {
+  for (const env of ENVIRONMENTS) accessRows.delete(`${shopId}:${env}`);
+}
+
 export function webhookUrl(publicBaseUrl: string, endpointId: string): string {
   return `${publicBaseUrl}/webhooks/delivery/${endpointId}`;
 }
@@ -284,6 +311,7 @@ export async function reencryptSecrets(db: Db, box: SecretBox): Promise<{ enviro
     }
     if (Object.keys(data).length) {
       await db.courierEnvironment.update({ where: { id: row.id }, data });
+      forgetCourierAccess(row.shopId);
       environments++;
     }
   }

@@ -4,6 +4,7 @@
 import type { Session } from '@shopify/shopify-api';
 import type { Shopify } from './app.ts';
 import { ShopifyAdminError } from './admin-api.ts';
+import type { CachingSessionStorage } from '../db/session-storage.ts';
 
 const REFRESH_MARGIN_MS = 5 * 60_000;
 
@@ -24,13 +25,22 @@ export function offlineTokenProvider(shopify: Shopify, now: () => number = Date.
     return p;
   }
 
-  return async function accessToken(shop: string, opts: { force?: boolean } = {}): Promise<string> {
+  async function load(shop: string): Promise<Session & { accessToken: string }> {
     const session = await storage.loadSession(shopify.api.session.getOfflineId(shop));
     if (!session?.accessToken) {
       throw new ShopifyAdminError(`No offline session for ${shop}: the app must be (re)installed`, { retryable: false, status: 401 });
     }
-    const expiring = session.expires && session.expires.getTime() - now() < REFRESH_MARGIN_MS;
-    if ((opts.force || expiring) && session.refreshToken) return (await refresh(session)).accessToken!;
+    return session as Session & { accessToken: string };
+  }
+
+  return async function accessToken(shop: string, opts: { force?: boolean } = {}): Promise<string> {
+    let session = await load(shop);
+    const expiring = (s: Session) => !!s.expires && s.expires.getTime() - now() < REFRESH_MARGIN_MS;
+    if (!opts.force && !expiring(session)) return session.accessToken;
+    // Refresh from the stored row, never a cached copy: another instance may have rotated the pair.
+    (storage as Partial<CachingSessionStorage>).forgetShop?.(shop);
+    session = await load(shop);
+    if ((opts.force || expiring(session)) && session.refreshToken) return (await refresh(session)).accessToken!;
     return session.accessToken;
   };
 }

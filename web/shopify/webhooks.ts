@@ -27,6 +27,8 @@ export interface WebhookContext {
   afterCommit(fn: () => unknown): void;
   /** Acknowledge without effect: the reason is kept on the receipt (e.g. the shop is not installed). */
   ignore(reason: string): void;
+  /** True on the one rerun after a unique violation: a handler may skip existence checks until then. */
+  rerun: boolean;
 }
 
 export type TopicHandler = (ctx: WebhookContext) => Promise<void>;
@@ -103,7 +105,7 @@ export function shopifyWebhookRoute(deps: { shopify: Shopify; db: Db; handlers: 
               const ignore = (reason: string) => {
                 outcome = `ignored: ${reason}`;
               };
-              await handler({ tx, shop, topic, webhookId, payload, log: wlog, afterCommit: (fn) => after.push(fn), ignore });
+              await handler({ tx, shop, topic, webhookId, payload, log: wlog, afterCommit: (fn) => after.push(fn), ignore, rerun: run > 1 });
               if (outcome) await tx.webhookReceipt.update({ where: { id: receipt.id }, data: { outcome } });
             },
             { maxWait: 5_000, timeout: 10_000 },
