@@ -9,7 +9,7 @@ import { waitFor } from '../support/process.ts';
 import { deliveryOf, installShop, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 import type { SimOrder, SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { fixAndRetry } from '../../web/dispatch/service.ts';
-import { ROUTING_RECHECK_MS } from '../../web/dispatch/dispatcher.ts';
+import { ROUTING_RECHECK_MS } from '../../web/dispatch/pickup.ts';
 import { readFulfillmentOrderIds } from '../../web/db/json-columns.ts';
 
 let s: Scenario;

@@ -15,24 +15,25 @@
 import type { AppContext } from '../context.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, errorDetails, OutcomeUnknownError, parseCreateOrderBody, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
-import { adoptedResult, duplicateReason, liveOrders, matchReference, nextCreateStep, summarise } from './booking.ts';
+import { adoptedResult, matchReference, nextCreateStep, summarise } from './booking.ts';
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { cachedCourierAccess, type CourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
-import { fetchFulfillmentOrdersForDispatch, setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
-import { decideFromFulfillmentOrders, decisionForDispatch, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
+import { setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
-import { orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
-import { readFulfillmentOrderIds, readOrderJson, readOverridesJson, writeCourierOrders, writeFulfillmentOrderIds, writeOverridesJson } from '../db/json-columns.ts';
+import { orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
+import { readFulfillmentOrderIds, readOrderJson, readOverridesJson, writeFulfillmentOrderIds, writeOverridesJson } from '../db/json-columns.ts';
 import { geocodeForDispatch } from './geocode.ts';
 import { GeocodeError } from '../geocoding/index.ts';
 import { problemsMessage } from './service.ts';
+import { checkReference, flagDuplicates } from './duplicates.ts';
+import { decidePickup, skipAtDispatch, waitForRouting } from './pickup.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch } from '../fulfillment/events.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
 import { decide, factsOf, liveTestOrder } from '../lifecycle/machine.ts';
-import { enqueueDispatch, enqueueSync } from '../lifecycle/effects.ts';
+import { enqueueSync } from '../lifecycle/effects.ts';
 import { addEvent } from '../lifecycle/timeline.ts';
 import { transition, transitionLatest } from '../lifecycle/transition.ts';
 import type { Problem, ReasonCode } from './status.ts';
@@ -224,81 +225,6 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(signal.reason ?? new Error('aborted'));
     }, { once: true });
   });
-}
-
-/**
- * After a booking: does the courier hold more than one order for this reference
- * (an earlier create booked after all)? Best effort: a failed search is logged
- * and recorded on the timeline, never fatal to the booking.
- */
-export async function checkReference(
-  ctx: AppContext, deliveryId: string, generation: number, client: { findOrdersByReference(r: string): Promise<import('../delivery/types.ts').CourierOrderView[]> },
-  reference: string, keepId: string,
-): Promise<number> {
-  let found;
-  try {
-    found = matchReference(await client.findOrdersByReference(reference), reference, keepId);
-  } catch (e) {
-    ctx.log.warn({ deliveryId, err: errorMessage(e) }, 'could not check the courier for other orders with this reference');
-    await addEvent(ctx.db, deliveryId, { kind: 'reference_check', message: `Could not check the courier for other orders with reference ${reference}: ${errorMessage(e)}` });
-    return 0;
-  }
-  const live = found ? liveOrders(found) : [];
-  if (live.length > 1) await flagDuplicates(ctx, deliveryId, generation, summarise(live));
-  return live.length;
-}
-
-/** More than one courier order for one delivery: listed for the merchant, nothing kept or dropped silently. */
-export async function flagDuplicates(ctx: AppContext, deliveryId: string, generation: number, all: ReturnType<typeof summarise>): Promise<void> {
-  const message = duplicateReason(all);
-  await ctx.db.$transaction(async (tx) => {
-    const n = await tx.delivery.updateMany({
-      where: { id: deliveryId, generation },
-      data: { reasonCode: 'duplicate_courier_orders', reason: message, courierOrders: writeCourierOrders(all) },
-    });
-    if (n.count) await addEvent(tx, deliveryId, { kind: 'duplicate_orders', source: 'courier', message });
-  });
-  ctx.log.warn({ deliveryId, courierOrderIds: all.map((o) => o.orderId) }, 'the courier holds more than one order for one delivery');
-}
-
-/** How soon a delivery waiting for Shopify's order routing looks again (the routing webhook wakes it sooner). */
-export const ROUTING_RECHECK_MS = 5_000;
-
-/**
- * Where to pick up, read from the order's fulfillment orders now (never the REST
- * location_id, which is the point-of-sale location). Pure decision in fulfillment-orders.ts.
- */
-export async function decidePickup(
-  ctx: AppContext, shopDomain: string, order: OrderSnapshot,
-  o: { routingSeen: boolean; previousLocationId?: string | null; rebooking?: { locationId: string; fulfillmentOrderIds: string[] } | null },
-): Promise<FulfillmentOrderDecision> {
-  const read = await fetchFulfillmentOrdersForDispatch(ctx.admin, shopDomain, orderGidOf(order));
-  if (!read) return { kind: 'attention', code: 'no_assigned_location', message: 'Shopify no longer has this order' };
-  const created = Date.parse(read.createdAt);
-  const orderAgeMs = Number.isFinite(created) ? ctx.now() - created : Number.POSITIVE_INFINITY;
-  const decision = decideFromFulfillmentOrders(read.fulfillmentOrders, { webhookSeen: o.routingSeen, orderAgeMs }, { previousLocationId: o.previousLocationId ?? null });
-  return decisionForDispatch(decision, { orderAgeMs, rebooking: o.rebooking ?? null });
-}
-
-/**
- * Routing not done: this job ends successfully (no failed attempt is spent) and
- * a re-check job is queued for later; fulfillment_orders/order_routing_complete
- * queues one at once (web/dispatch/routing.ts).
- */
-async function waitForRouting(ctx: AppContext, d: { id: string; generation: number }, message: string): Promise<void> {
-  const now = ctx.now();
-  await ctx.db.$transaction((tx) => enqueueDispatch(tx, ctx.queue, d.id, d.generation, {
-    recheck: true, startAfterMs: ROUTING_RECHECK_MS, singletonKey: `dispatch-routing:${d.id}:${d.generation}:${Math.floor(now / ROUTING_RECHECK_MS)}`,
-  }));
-  ctx.log.info({ deliveryId: d.id }, `${message}; looking again in ${ROUTING_RECHECK_MS} ms`);
-}
-
-async function skipAtDispatch(ctx: AppContext, d: { id: string; generation: number; reasonCode: string | null; courierOrderId: string | null; tries: number }, code: ReasonCode, message: string) {
-  await ctx.db.$transaction((tx) =>
-    transition(tx, null, { ...d, status: 'PENDING' }, {
-      event: 'dispatch_skipped', data: { reasonCode: code, reason: message }, timeline: { kind: 'skipped', source: 'shopify', message },
-    }));
-  ctx.log.info({ deliveryId: d.id, reason: code }, `delivery skipped: ${message}`);
 }
 
 /**
