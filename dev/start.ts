@@ -5,6 +5,7 @@
 import { loadConfig } from '../web/config/env.ts';
 import { createLogger } from '../web/ops/logger.ts';
 import { routeToShopSimulator } from './shop-sim/route.ts';
+import { installFileClock } from './clock.ts';
 
 let config;
 try {
@@ -13,5 +14,7 @@ try {
   config = null; // web/index.ts reports configuration errors, all of them, and exits
 }
 if (config) routeToShopSimulator(config, createLogger({ level: config.logLevel }));
+// A movable clock (delivery windows, docs/delivery-windows.md); installClock refuses it in production.
+if (process.env.DEV_CLOCK_FILE) installFileClock(process.env.DEV_CLOCK_FILE);
 
 await import('../web/index.ts');

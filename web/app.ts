@@ -15,6 +15,8 @@ import type { Shopify } from './shopify/app.ts';
 import { shopifyWebhookRoute, type TopicHandler, type TopicHandlers } from './shopify/webhooks.ts';
 import type { CachingSessionStorage } from './db/session-storage.ts';
 import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './shopify/lifecycle.ts';
+import { trackingRoutes } from './tracking/route.ts';
+import { RATES_CALLBACK_PATH, ratesCallbackRoute } from './rates/route.ts';
 
 export interface AppServices {
   ctx: AppContext;
@@ -53,6 +55,8 @@ export function buildApp(s: AppServices): Express {
   const handlers = shopifyTopicHandlers(ctx.queue, (shop) => sessions.forgetShop?.(shop));
   app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers, log: ctx.log }));
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
+  // Checkout rates (Shopify CarrierService); delivery windows decide "out of hours" (web/rates/hours.ts).
+  app.post(RATES_CALLBACK_PATH, ...ratesCallbackRoute(ctx));
 
   // Shopify-managed installation and token exchange replace the authorization-code routes (an
   // OAuth redirect cannot run inside the admin iframe). Say so, instead of the library's error log.
@@ -60,6 +64,8 @@ export function buildApp(s: AppServices): Express {
     res.status(400).json({ error: AUTH_CODE_FLOW_UNUSED });
   });
 
+  // The customer's public tracking page sends its own strict CSP (not the embedded admin's).
+  app.use(trackingRoutes(ctx));
   app.use(s.shopify.cspHeaders());
   mountAdmin(app, { ctx, shopify: s.shopify });
 

@@ -24,6 +24,8 @@ import { retentionSweep } from './privacy/erase.ts';
 const RETENTION_SWEEP_MS = 6 * 3_600_000;
 import { offlineTokenProvider } from './shopify/offline-token.ts';
 import { SHOPIFY_ATTEMPTS_IN_JOBS } from './retry/budget.ts';
+import { appClock, type Clock } from './ops/clock.ts';
+import { dispatchDue } from './windows/dispatch.ts';
 
 export interface RuntimeOptions {
   /** Run job workers in this process (the server); the CLI only enqueues. */
@@ -34,6 +36,8 @@ export interface RuntimeOptions {
   inFlightMs?: number;
   fulfillment?: FulfillmentJobOptions;
   queue?: { pollIntervalMs?: number; leaseMs?: number };
+  /** The app's clock (tests; dev/start.ts installs one through web/ops/clock.ts). Default: the system clock. */
+  clock?: Clock;
 }
 
 export interface Runtime {
@@ -55,6 +59,7 @@ export function encryptionBox(config: AppConfig, log: Logger): SecretBox {
 }
 
 export async function createRuntime(config: AppConfig, log: Logger, database: Database, box: SecretBox, opts: RuntimeOptions): Promise<Runtime> {
+  const clock = opts.clock ?? appClock(config.nodeEnv);
   // Personal data (order snapshots, courier bodies, data request reports) is encrypted at rest.
   const db = protectPersonalData(database.db, box);
   const sessionStorage = createSessionStorage(database.db, box);
@@ -79,7 +84,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
       policy: courierUrlPolicy(config.nodeEnv),
       trustedBaseUrls: [config.courierBaseUrls.test, config.courierBaseUrls.live].filter((u): u is string => !!u),
     }),
-    now: Date.now,
+    now: () => clock.now(),
   };
   if (opts.workers) {
     // Jobs retry their Shopify calls themselves, so their Admin client makes one attempt per call (web/retry/budget.ts).
@@ -92,6 +97,8 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     await registerFulfillmentJobs(jobCtx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
     await ctx.queue.every(JOBS.retention, RETENTION_SWEEP_MS, async () =>
       void (await retentionSweep(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));
+    // A moved clock (development): scheduled deliveries now due go out without waiting for their timers.
+    clock.onJump?.(() => void dispatchDue(ctx).catch((e) => log.error({ err: String(e) }, 'scheduled deliveries could not be looked at')));
   }
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();

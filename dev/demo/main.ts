@@ -16,6 +16,9 @@ import {
 } from './merchant.ts';
 import { formatMoney, ProgressTracker, type Snapshot } from './progress.ts';
 import { startStack, type Stack } from './stack.ts';
+import { trackingPageStep } from './tracking.ts';
+import { demoCheckoutRate } from './rates.ts';
+import { demoDeliveryWindows } from './windows.ts';
 
 const SHOP = shopDomain('demo');
 /** From the first order placed until every order must have settled. */
@@ -167,7 +170,11 @@ async function run(): Promise<boolean> {
   }
   const tDone = Date.now();
 
-  const ok = states.every((st) => !st.problems.length);
+  // After the orders, so turning rates on (its code joins the same-day methods) changes no order's reason.
+  out('\n   Checkout: the merchant turns on the same-day rate; the shop simulator asks for it as Shopify does');
+  const rateOk = await demoCheckoutRate(s, SHOP, (l) => out(`   ${l}`));
+
+  const ok = rateOk && states.every((st) => !st.problems.length);
   out(`\n4. Summary${timedOut ? ` (not every order settled within ${SETTLE_TIMEOUT_MS / 1000} s)` : ''}`);
   for (const l of summary(states)) out(l);
   out('');
@@ -183,12 +190,14 @@ async function run(): Promise<boolean> {
     out(`\n   ${st.shopify.name} (${st.fixture}) did not end as expected:`);
     for (const p of st.problems) out(`     - ${p}`);
   }
+  const tracking = await trackingPageStep(states, out);
   if (tracker.cliError) out(`\n   (the last CLI call failed: ${tracker.cliError})`);
   out('');
   out(`   Timings: processes up ${secs(tStack - started)}, install and set-up ${secs(tSetup - tStack)}, ` +
     `orders paid → all settled ${secs(tDone - tPlaced)}, total ${secs(Date.now() - started)}.`);
   out(ok ? '   Result: every order ended as expected.' : '   Result: some orders did NOT end as expected (see above and the logs).');
-  return ok;
+  out('\nDelivery windows: an order paid while the pickup location is closed, then the clock moved to the opening');
+  return (await demoDeliveryWindows(s, SHOP, out)) && ok && tracking;
 }
 
 async function serveForever(s: Stack): Promise<never> {

@@ -310,6 +310,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       RECONCILE_INTERVAL_SECONDS: String(opts.reconcileIntervalSeconds ?? 2),
       ...(geocoderUrl ? { GEOCODER_PROVIDER: 'nominatim', GEOCODER_URL: geocoderUrl } : {}),
       LOG_LEVEL: 'info',
+      // The app's movable clock (dev/clock.ts): the delivery-windows demo step moves it.
+      DEV_CLOCK_FILE: join(dir, 'dev-clock'),
       // pg-boss: a job whose worker was killed is retried after this long (default 300 s).
       ...(provider === 'postgres' ? { JOB_TIMEOUT_SECONDS: '15' } : {}),
       ...opts.appEnv,

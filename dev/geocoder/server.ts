@@ -40,6 +40,8 @@ export const DEFAULT_PLACES: DoublePlace[] = [
   house('1115', 'Burnett Street', 'Hatfield', 'Pretoria', 'Gauteng', '0083', '-25.7537300', '28.2376800'),
   house('12', 'Rivonia Road', 'Sandhurst', 'Sandton', 'Gauteng', '2196', '-26.1076000', '28.0567000'),
   house('45', 'Bree Street', 'Cape Town City Centre', 'Cape Town', 'Western Cape', '8001', '-33.9196000', '18.4200000'),
+  // The shop simulator's checkout origin (dev/shop-sim/carrier-services.ts): rate requests carry no coordinates.
+  house('1', 'Cradock Avenue', 'Rosebank', 'Johannesburg', 'Gauteng', '2196', '-26.1460000', '28.0420000'),
   // A street match only (place_rank 26): no house numbers mapped there.
   {
     terms: ['vilakazi street', 'soweto'], lat: '-26.2384000', lon: '27.9086000', placeRank: 26, category: 'highway', type: 'residential', addresstype: 'road', name: 'Vilakazi Street',

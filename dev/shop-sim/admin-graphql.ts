@@ -9,6 +9,7 @@
 // shop simulator (npm run shop-sim).
 import { randomInt } from 'node:crypto';
 import { validateOperation } from './contract.ts';
+import { CARRIER_SERVICE_HANDLERS } from './carrier-services.ts';
 
 export interface SimLineItem {
   id: string; // fulfillment order line item id (numeric)
@@ -93,6 +94,8 @@ export class SimShop {
   accessToken: string;
   /** The shop's currency: money metafields must be in it. */
   currency = 'ZAR';
+  /** Shop.ianaTimezone (the home dashboard's days). */
+  ianaTimezone = 'Africa/Johannesburg';
   readonly orders = new Map<string, SimOrder>();
   readonly locations: SimLocation[];
   readonly log: OperationLogEntry[] = [];
@@ -287,7 +290,7 @@ const fulfillmentOrderNode = (f: SimFulfillmentOrder) => ({
   lineItems: { nodes: f.lineItems.map((li) => ({ id: gid('FulfillmentOrderLineItem', li.id), remainingQuantity: li.remainingQuantity, requiresShipping: li.requiresShipping })) },
 });
 
-type Handler = (shop: SimShop, v: Record<string, any>) => { data: unknown; userErrors?: boolean };
+type Handler = (shop: SimShop, v: Record<string, any>) => { data: unknown; userErrors?: boolean; errors?: unknown[] };
 
 function userErrors(shop: SimShop, op: string, field: string[]): Array<{ field: string[]; message: string }> {
   const message = shop.failNext.get(op);
@@ -509,6 +512,10 @@ const HANDLERS: Record<string, Handler> = {
     };
   },
 
+  ShopTimeZone(shop) {
+    return { data: { shop: { ianaTimezone: shop.ianaTimezone } } };
+  },
+
   // Not ours: shopify-app-express's OAuth callback (registerWebhooks) lists the
   // shop's API-created subscriptions to reconcile them. Our subscriptions live in
   // shopify.app.toml (app-specific), which this query does not return, so the
@@ -516,6 +523,8 @@ const HANDLERS: Record<string, Handler> = {
   shopifyApiReadWebhookSubscriptions() {
     return { data: { webhookSubscriptions: { edges: [], pageInfo: { endCursor: null, hasNextPage: false } } } };
   },
+
+  ...CARRIER_SERVICE_HANDLERS,
 };
 
 export const SUPPORTED_OPERATIONS = Object.keys(HANDLERS);
@@ -555,5 +564,5 @@ export function handleAdminGraphql(shop: SimShop, accessToken: string | null | u
   }
   const r = handler(shop, variables);
   if (r.userErrors) entry.outcome = 'user_errors';
-  return { status: 200, body: { data: r.data, extensions: cost(10, 1990) } };
+  return { status: 200, body: { data: r.data, ...(r.errors ? { errors: r.errors } : {}), extensions: cost(10, 1990) } };
 }

@@ -34,6 +34,20 @@ interface ScopeItem {
   typeName: string;
   fieldName?: string;
   offlineScopes: string[];
+  requiredAccess?: string;
+}
+
+/**
+ * offlineScopes drops the scope families of an "Any of `orders` or `shipping` access scopes, …" text
+ * (DeliveryCarrierService lists only read_markets): they are read back from requiredAccess.
+ */
+export function scopesOf(i: Pick<ScopeItem, 'offlineScopes' | 'requiredAccess'>): string[] {
+  const text = i.requiredAccess ?? '';
+  if (!/^Any of /.test(text)) return i.offlineScopes;
+  const families = [...text.matchAll(/`(\w+)`/g)].map((m) => m[1]!).filter((w) => !/^(read|write)_/.test(w) && !w.startsWith('manage_'));
+  const words = text.split(/access scopes?/)[0]!;
+  const named = families.filter((f) => words.includes(`\`${f}\``)).flatMap((f) => [`read_${f}`, `write_${f}`]);
+  return [...new Set([...i.offlineScopes, ...named])];
 }
 
 interface AdminArtifact {
@@ -102,9 +116,10 @@ export function requiredScopes(query: string, version = ADMIN_SCHEMA_VERSION): A
   const byType = new Map<string, string[]>();
   const byField = new Map<string, string[]>();
   for (const i of scopes) {
-    if (!i.offlineScopes.length) continue;
-    if (i.type === 'type') byType.set(i.typeName, i.offlineScopes);
-    else byField.set(`${i.typeName}.${i.fieldName}`, i.offlineScopes);
+    const anyOf = scopesOf(i);
+    if (!anyOf.length) continue;
+    if (i.type === 'type') byType.set(i.typeName, anyOf);
+    else byField.set(`${i.typeName}.${i.fieldName}`, anyOf);
   }
   const out = new Map<string, string[]>();
   const typeInfo = new TypeInfo(schema);

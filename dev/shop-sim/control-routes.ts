@@ -5,6 +5,7 @@ import { HttpError } from './errors.ts';
 import { declaredScopes } from './fixtures.ts';
 import type { Delivery } from './sender.ts';
 import { openApp } from './shopify-api.ts';
+import { carrierState, checkoutRates } from './carrier-services.ts';
 import { deliveryView, idOf, type SimState } from './state.ts';
 import { WEBHOOK_TOPICS, type PlaceOrderRequest, type SendWebhookRequest, type WebhookDeliveryView, type WebhookTopic } from './types.ts';
 
@@ -179,6 +180,15 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
       const src = state.deliveryBySeq(c.params[0]!);
       return created(await deliver(src.shop, src.topic, null, { orderId: src.orderId, redeliver: src, wait: optionalBool(c.body.wait, 'wait') }));
     }, 'send a delivery again: same webhook id, event id and body (a Shopify duplicate)'],
+    ['GET', /^\/shops\/([^/]+)\/carrier-services$/, (c) => carrierState(shopParam(c)).services, 'the carrier services the app registered'],
+    ['POST', /^\/shops\/([^/]+)\/plan$/, (c) => {
+      const p = carrierState(shopParam(c)).plan;
+      if (typeof c.body.publicDisplayName !== 'string') throw new HttpError(400, 'publicDisplayName is required (e.g. Basic, Grow, Advanced, Plus, Development)');
+      Object.assign(p, { publicDisplayName: c.body.publicDisplayName, partnerDevelopment: c.body.partnerDevelopment === true, shopifyPlus: c.body.shopifyPlus === true });
+      return p;
+    }, "set the shop's plan {publicDisplayName, partnerDevelopment?, shopifyPlus?} (carrier-calculated shipping depends on it)"],
+    ['POST', /^\/shops\/([^/]+)\/checkout\/rates$/, (c) => checkoutRates(shopParam(c), state.apiSecret, c.body),
+      'checkout: POST a signed rate request {origin?, destination?, items?, currency?, rawBody?, secret?} to the active carrier service → {status, body, elapsedMs}'],
   ];
 }
 
@@ -200,4 +210,5 @@ export const CONTROL_API_SUMMARY = [
   'POST /_sim/shops/:shop/throttle {count}       POST /_sim/shops/:shop/user-errors {operation, message}',
   'POST /_sim/shops/:shop/token/expire           GET /_sim/shops/:shop/operations?name=',
   'GET  /_sim/webhooks?shop=&topic=&orderId=     GET /_sim/webhooks/:seq    POST /_sim/webhooks/:seq/redeliver',
+  'POST /_sim/shops/:shop/checkout/rates {destination?, items?, currency?}  signed rate request to the carrier service   POST /_sim/shops/:shop/plan   GET /_sim/shops/:shop/carrier-services',
 ];

@@ -5,6 +5,7 @@ import type { OperationLogEntry } from './admin-graphql.ts';
 import type {
   PlaceOrderRequest, PlaceOrderResult, SendWebhookRequest, ShopView, SimOrderView, SimSettings, WebhookDeliveryView,
 } from './server.ts';
+import type { CheckoutRatesRequest } from './carrier-services.ts';
 
 export type * from './server.ts';
 
@@ -209,5 +210,15 @@ export class ShopSimControl {
   /** A fresh App Bridge session token for the shop (shopify.idToken()). */
   async sessionToken(shop: string): Promise<string> {
     return (await this.#call<{ sessionToken: string }>('POST', `/shops/${enc(shop)}/session-token`, {})).sessionToken;
+  }
+  /** Checkout: a signed, Shopify-shaped rate request to the shop's active carrier service, and its answer. */
+  checkoutRates(shop: string, r: CheckoutRatesRequest = {}) {
+    return this.#call<{ status: number; body: any; elapsedMs: number; carrierService: { id: string; callbackUrl: string } }>('POST', `/shops/${enc(shop)}/checkout/rates`, r);
+  }
+  setPlan(shop: string, plan: { publicDisplayName: string; partnerDevelopment?: boolean; shopifyPlus?: boolean }) {
+    return this.#call<unknown>('POST', `/shops/${enc(shop)}/plan`, plan);
+  }
+  carrierServices(shop: string) {
+    return this.#call<Array<{ id: string; name: string; callbackUrl: string; active: boolean }>>('GET', `/shops/${enc(shop)}/carrier-services`);
   }
 }

@@ -5,6 +5,7 @@
 // optional injected logger.
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Logger } from '../../web/ops/logger.ts';
+import { carrierState } from './carrier-services.ts';
 import { SimShop, SUPPORTED_OPERATIONS, USER_ERROR_OPERATIONS, type SimOrder } from './admin-graphql.ts';
 import { normalizeShop } from './auth.ts';
 import { sampleWebhookPayload } from './contract.ts';
@@ -103,6 +104,7 @@ export class SimState {
     s.accessToken = accessToken;
     m.installed = true;
     m.scope = scope;
+    carrierState(s).scope = scope;
     if (!expiring) {
       m.accessTokenExpiresAt = null;
       m.refreshTokens.clear();
@@ -130,6 +132,7 @@ export class SimState {
     s.accessToken = accessToken;
     const m = this.metaOf(s);
     Object.assign(m, { installed: true, scope, accessTokenExpiresAt: null, currentRefreshToken: null });
+    carrierState(s).scope = scope;
     m.refreshTokens.clear();
   }
 
@@ -138,6 +141,7 @@ export class SimState {
     const m = this.metaOf(s);
     m.installed = true;
     m.scope = scope;
+    carrierState(s).scope = scope;
     this.log?.info({ shop: s.domain, scope: m.scope }, 'app installed (Shopify-managed installation)');
   }
 

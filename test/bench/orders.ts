@@ -32,6 +32,8 @@ export interface OrdersRun {
   writebacksPending: number;
   /** Orders whose first orders/paid delivery the app did not acknowledge with 2xx (waited for only). */
   notAcked: number;
+  /** Every placed order CREATED and written back before the deadline; otherwise `lost` counts the unfinished ones too. */
+  complete: boolean;
 }
 
 export async function withStack<T>(provider: 'sqlite' | 'postgres', appEnv: Record<string, string>, fn: (stack: Stack, shop: string) => Promise<T>): Promise<T | null> {
@@ -68,7 +70,8 @@ export async function extraInstances(stack: Stack, n: number): Promise<AppProces
   const procs: AppProcess[] = [];
   for (let i = 0; i < n; i++) {
     const port = await freePort();
-    const p = spawnApp({ ...stack.appEnv, PORT: String(port) });
+    // The same entry as the stack's app (`npm run dev`): only it routes Shopify calls to the simulator.
+    const p = spawnApp({ ...stack.appEnv, PORT: String(port) }, { entry: 'dev/start.ts' });
     process.once('exit', () => p.child.kill('SIGKILL'));
     procs.push(p);
     await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, `app instance ${i + 2} to be ready`, 60_000);
@@ -158,6 +161,7 @@ export async function runOrders(
       peakPlaceP99: peak,
       writebacksPending: pendingWb,
       notAcked,
+      complete: done.length >= placed.latencies.length && pendingWb === 0,
     };
   } finally {
     await database.close();

@@ -71,9 +71,15 @@ describe('onboarding', () => {
     await page.getByRole('button', { name: 'Hide: Enter your test courier credentials' }).click();
 
     // 2. Connection test: a real token request to the sandbox.
+    // The step folds away as soon as it is done, taking its result banner with it, so the
+    // test reads what stays: the count, the step's detail, and the toast App Bridge was given.
     await page.getByRole('button', { name: 'Test connection', exact: true }).click();
-    await page.getByText('Connection works', { exact: true }).waitFor();
     await progress(2);
+    await page.getByText('The courier issued a token for the saved credentials.', { exact: true }).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).__standInToasts.map((t: { message: string; isError: boolean }) => [t.message, t.isError]))).toContainEqual([
+      'Test connection works',
+      false,
+    ]);
 
     // 3. Pickup store.
     await page.getByRole('textbox', { name: 'Pickup store id', exact: true }).fill('store_sandbox_001');
@@ -283,7 +289,7 @@ describe('settings', () => {
     await page.getByText(`Saved (ends in ${SANDBOX_CLIENT.clientSecret.slice(-4)})`).first().waitFor();
 
     // Shopify locations → pickup stores.
-    await page.getByText('Cape Town store', { exact: true }).waitFor();
+    await page.getByRole('textbox', { name: 'Test store for Cape Town store' }).waitFor();
     await page.getByRole('textbox', { name: 'Test store for Cape Town store' }).fill('store_sandbox_002');
 
     // Wrong values: the API names the fields; the page shows each next to its field.

@@ -2,52 +2,32 @@
 // Nominatim double (dev/geocoder): the candidate of an address the geocoder was
 // not sure of, booked with one click; and the Fix form's address search
 // filling latitude and longitude.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGeocoderDouble, type RunningGeocoderDouble } from '../../dev/geocoder/server.ts';
-import { ensureFrontendBuilt, launchBrowser, openAdmin, type AdminPage } from '../support/admin-browser.ts';
-import { installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
+import { browserSuite } from '../support/browser-suite.ts';
+import { installShop, placeOrder, waitForStatus } from '../support/scenario.ts';
 
-let s: Scenario;
 let geo: RunningGeocoderDouble;
-let browser: Browser;
-const pages: AdminPage[] = [];
 
+// Registered before browserSuite's hooks: the double starts before the app and closes after it.
 beforeAll(async () => {
-  await ensureFrontendBuilt();
   geo = await startGeocoderDouble({ port: 0 });
-  s = await startScenario({ env: { GEOCODER_PROVIDER: 'nominatim', GEOCODER_URL: geo.url } });
-  browser = await launchBrowser();
-}, 120_000);
-
+});
 afterAll(async () => {
-  await browser?.close();
-  await s?.close();
   await geo?.close();
 });
 
-afterEach(async () => {
-  for (const p of pages.splice(0)) {
-    const errors = p.errors;
-    await p.close();
-    expect(errors, 'errors in the page').toEqual([]);
-  }
-});
-
-async function admin(shop: string): Promise<AdminPage> {
-  const p = await openAdmin(browser, s.app.url, shop);
-  pages.push(p);
-  return p;
-}
+const suite = browserSuite({ scenario: () => ({ env: { GEOCODER_PROVIDER: 'nominatim', GEOCODER_URL: geo.url } }) });
 
 describe('geocoding in the admin', () => {
   it('"Use this location" books an order the geocoder was not sure of', async () => {
+    const { s } = suite;
     const shop = 'geo-candidate-ui.myshopify.com';
     const sim = await installShop(s, shop);
     const { orderId } = await placeOrder(s, sim, { shipping_address: { address1: '8115 Vilakazi Street', address2: null, city: 'Soweto', zip: '1804', latitude: null, longitude: null } });
     const d = await waitForStatus(s.app, shop, orderId, 'NEEDS_ATTENTION');
 
-    const { page, open } = await admin(shop);
+    const { page, open } = await suite.admin(shop);
     await open(`/deliveries/${d.id}`);
     await page.getByText('Check the map location').first().waitFor();
     await page.getByText('Vilakazi Street, Orlando West, Soweto, Johannesburg, Gauteng, 1804, South Africa', { exact: true }).waitFor();
@@ -59,6 +39,7 @@ describe('geocoding in the admin', () => {
   }, 90_000);
 
   it('the Fix form’s address search fills latitude and longitude; the merchant saves them', async () => {
+    const { s } = suite;
     const shop = 'geo-search-ui.myshopify.com';
     const sim = await installShop(s, shop);
     geo.setMode('zero', { times: 1 });
@@ -67,7 +48,7 @@ describe('geocoding in the admin', () => {
     expect(d.reasonCode).toBe('geocode_no_result');
     await s.app.db.geocodeCache.deleteMany({}); // "found nothing" is cached for a day; the search should ask again
 
-    const { page, open } = await admin(shop);
+    const { page, open } = await suite.admin(shop);
     await open(`/deliveries/${d.id}`);
     await page.getByText('Address not found on the map').first().waitFor();
     const searches = geo.requests.length;

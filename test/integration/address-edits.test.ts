@@ -3,24 +3,16 @@
 // app, and the sandbox courier. Before booking the stored order changes and
 // the booking carries it; after booking the delivery is flagged and nothing is
 // sent again; an older payload is ignored; HMAC and dedupe as for every topic.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
 import { waitFor } from '../support/process.ts';
 import type { OrderPayload } from '../support/orders.ts';
-import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
+import { deliveryOf, installShop, placeOrder, useScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;
-beforeAll(async () => {
-  s = await startScenario();
-});
-afterAll(async () => {
-  await s?.close();
-});
-beforeEach(async () => {
-  await s.courier.reset();
-});
+useScenario((started) => (s = started));
 
 const NEW_ADDRESS = { address1: '1 Fredman Drive', address2: null, city: 'Sandton', zip: '2196', latitude: -26.1045, longitude: 28.0521 };
 

@@ -3,24 +3,23 @@
 // and on PostgreSQL.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/paths.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
-import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
+import { deliveryOf, installShop, placeOrder, useScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
 import { testProvider } from '../support/db.ts';
 
 let s: Scenario;
-beforeAll(async () => {
-  s = await startScenario();
-});
-afterAll(async () => {
-  await s?.close();
-});
-beforeEach(async () => {
-  await s.courier.reset();
-});
+useScenario((started) => (s = started));
+
+/** The operator CLI against the scenario's database. */
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [join(ROOT, 'web/cli/main.ts'), ...args], {
+    env: { PATH: process.env.PATH, DATABASE_URL: s.app.config.databaseUrl, ENCRYPTION_KEY: s.app.env.ENCRYPTION_KEY!, LOG_LEVEL: 'error' },
+    encoding: 'utf8',
+  });
 
 const METAFIELD = (key: string) => `$app:same_day_dispatch.${key}`;
 
@@ -119,7 +118,13 @@ describe('orders/paid → courier order', () => {
     const { orderId, payload } = await placeOrder(s, sim);
     await waitForStatus(s.app, shop, orderId, 'SKIPPED');
     await postShopifyWebhook(s.app.url, 'orders/cancelled', shop, { ...payload, cancelled_at: new Date().toISOString() });
-    expect((await deliveryOf(s.app, shop, orderId))!.reasonCode).toBe('cancelled');
+    const cancelled = (await deliveryOf(s.app, shop, orderId))!;
+    expect(cancelled.reasonCode).toBe('cancelled');
+    // Shopify's cancel is final: "dispatch now" (and fix, redispatch) refuses, naming why.
+    const refused = cli('dispatch', shop, cancelled.orderName!);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('the order was cancelled in Shopify; it will not be sent');
+    expect((await deliveryOf(s.app, shop, orderId))!.status).toBe('SKIPPED');
 
     await s.app.db.shop.update({ where: { domain: shop }, data: { settings: JSON.stringify({ autoDispatch: true }) } });
     const booked = await placeOrder(s, sim);
@@ -156,12 +161,6 @@ describe('dispatch rules that need Shopify or the courier', () => {
 });
 
 describe('merchant-fixable problems', () => {
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, [join(ROOT, 'web/cli/main.ts'), ...args], {
-      env: { PATH: process.env.PATH, DATABASE_URL: s.app.config.databaseUrl, ENCRYPTION_KEY: s.app.env.ENCRYPTION_KEY!, LOG_LEVEL: 'error' },
-      encoding: 'utf8',
-    });
-
   it.each([
     ['missing coordinates', { shipping_address: { latitude: null, longitude: null } }, 'missing_coordinates', 'Shipping address has no coordinates', ['--lat=-26.1076', '--lng=28.0567']],
     ['a bad phone', { shipping_address: { phone: '0825' }, phone: null, customer: { phone: null } }, 'invalid_phone', "Phone '0825' is not a valid ZA number", ['--phone', '082 555 1234']],

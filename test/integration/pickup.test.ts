@@ -2,26 +2,18 @@
 // dispatch time (web/dispatch/dispatcher.ts decidePickup), never the REST
 // location_id or words in shipping-line titles. Real app, real sandbox courier,
 // the Shopify simulator's fulfillment orders; SQLite and PostgreSQL.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postShopifyWebhook } from '../support/shopify.ts';
 import { paidOrder, orderIdOfPayload, type OrderPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
-import { deliveryOf, installShop, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
+import { deliveryOf, installShop, useScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 import type { SimOrder, SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { fixAndRetry } from '../../web/dispatch/service.ts';
 import { ROUTING_RECHECK_MS } from '../../web/dispatch/pickup.ts';
 import { readFulfillmentOrderIds } from '../../web/db/json-columns.ts';
 
 let s: Scenario;
-beforeAll(async () => {
-  s = await startScenario();
-});
-afterAll(async () => {
-  await s?.close();
-});
-beforeEach(async () => {
-  await s.courier.reset();
-});
+useScenario((started) => (s = started));
 
 // The simulator's two locations: 71000000001 Rosebank warehouse (first), 71000000002 Cape Town store.
 const STORES = { '71000000001': 'store_sandbox_001', '71000000002': 'store_sandbox_002' };

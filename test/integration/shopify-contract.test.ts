@@ -251,10 +251,16 @@ describe('customers/data_request: a record the merchant sees and exports', () =>
 });
 
 describe('protected customer data at rest', () => {
-  it('order snapshots and courier bodies are stored encrypted and read back through the app', async () => {
+  it('order snapshots, corrections and courier bodies are stored encrypted and read back through the app', async () => {
     const { delivery } = await installed('at-rest.myshopify.com');
-    await app.db.delivery.update({ where: { id: delivery.id }, data: { responseBody: JSON.stringify({ dropoff: { name: 'Lerato Dlamini' } }) } });
+    await app.db.delivery.update({
+      where: { id: delivery.id },
+      data: { responseBody: JSON.stringify({ dropoff: { name: 'Lerato Dlamini' } }), overridesJson: JSON.stringify({ phone: '+27825551234', address1: '12 Lerato Street' }) },
+    });
     const stored = await raw().delivery.findUniqueOrThrow({ where: { id: delivery.id } });
+    expect(stored.overridesJson).toMatch(/^enc:v1:/);
+    expect(stored.overridesJson).not.toContain('+27825551234');
+    expect(JSON.parse((await app.db.delivery.findUniqueOrThrow({ where: { id: delivery.id } })).overridesJson).phone).toBe('+27825551234');
     for (const field of ['orderJson', 'requestBody', 'responseBody'] as const) {
       expect(stored[field], field).toMatch(/^enc:v1:/);
       expect(stored[field], field).not.toContain('Lerato');

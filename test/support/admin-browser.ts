@@ -119,14 +119,15 @@ export async function openAdmin(
  * (`npm run docs:screenshots`) it also refreshes docs/screenshots/ for the
  * README; a normal test run never touches tracked files.
  */
-export async function screenshot(page: Page, name: string): Promise<string> {
+export async function screenshot(page: Page, name: string, opts: { /** false for a page without the admin stand-ins (its CSP refuses the injected style). */ adminStandIns?: boolean } = {}): Promise<string> {
+  const standIns = opts.adminStandIns ?? true;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = join(SCREENSHOT_DIR, `${name}.png`);
   // Let fonts and pending renders settle; hide transient toasts.
   await page.evaluate(() => (globalThis as any).document.fonts?.ready);
-  await page.addStyleTag({ content: '#stand-in-toasts { display: none !important; }' });
+  if (standIns) await page.addStyleTag({ content: '#stand-in-toasts { display: none !important; }' });
   await page.screenshot({ path: file, fullPage: true });
-  await page.addStyleTag({ content: '#stand-in-toasts { display: flex !important; }' });
+  if (standIns) await page.addStyleTag({ content: '#stand-in-toasts { display: flex !important; }' });
   if (process.env.UPDATE_SCREENSHOTS === '1') {
     mkdirSync(DOCS_SCREENSHOT_DIR, { recursive: true });
     copyFileSync(file, join(DOCS_SCREENSHOT_DIR, `${name}.png`));

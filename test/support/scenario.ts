@@ -3,6 +3,7 @@
 // faked with MockAgent + simulated shops, and a shop installed through the
 // same code paths as production (session storage, settings store).
 import { Session } from '@shopify/shopify-api';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startSandboxCourier, type RunningSandbox, type SandboxOptions } from '../../dev/sandbox/courier.ts';
 import { SandboxControl } from '../../dev/sandbox/control.ts';
 import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
@@ -24,6 +25,24 @@ export interface Scenario {
   courier: SandboxControl;
   shopify: FakeShopify;
   close(): Promise<void>;
+}
+
+/**
+ * A test file's scenario: started once, closed after the file, the sandbox courier reset before
+ * each test. `use` receives the started scenario (keep it in the file's `s`).
+ */
+export function useScenario(use: (s: Scenario) => void): void {
+  let started: Scenario | undefined;
+  beforeAll(async () => {
+    started = await startScenario();
+    use(started);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(async () => {
+    await started!.courier.reset();
+  });
 }
 
 export async function startScenario(opts: { sandbox?: SandboxOptions; runtime?: Partial<RuntimeOptions>; env?: Record<string, string> } = {}): Promise<Scenario> {

@@ -24,7 +24,7 @@ const LEGAL: Record<LifecycleEvent, Partial<Record<From, DeliveryStatus>>> = {
   shopify_cancelled: {
     DELIVERED: 'DELIVERED', CANCEL_REQUESTED_IN_SHOPIFY: 'CANCEL_REQUESTED_IN_SHOPIFY',
     CREATED: 'CANCEL_REQUESTED_IN_SHOPIFY', IN_PROGRESS: 'CANCEL_REQUESTED_IN_SHOPIFY',
-    PENDING: 'SKIPPED', NEEDS_ATTENTION: 'SKIPPED', FAILED: 'SKIPPED', SKIPPED: 'SKIPPED',
+    PENDING: 'SKIPPED', NEEDS_ATTENTION: 'SKIPPED', FAILED: 'SKIPPED', SKIPPED: 'SKIPPED', SCHEDULED: 'SKIPPED',
   },
   courier_acknowledged: EVERY('SAME'),
   courier_moving: { ...EVERY('SAME'), PENDING: 'IN_PROGRESS', CREATED: 'IN_PROGRESS' },
@@ -33,7 +33,9 @@ const LEGAL: Record<LifecycleEvent, Partial<Record<From, DeliveryStatus>>> = {
   shopify_refused: { CREATED: 'NEEDS_ATTENTION', IN_PROGRESS: 'NEEDS_ATTENTION', DELIVERED: 'NEEDS_ATTENTION', CANCEL_REQUESTED_IN_SHOPIFY: 'NEEDS_ATTENTION', NEEDS_ATTENTION: 'NEEDS_ATTENTION' },
   shopify_address_changed: EVERY('SAME'),
   shopify_address_updated: { NEEDS_ATTENTION: 'PENDING' },
-  dispatch: { SKIPPED: 'PENDING' },
+  dispatch: { SKIPPED: 'PENDING', SCHEDULED: 'PENDING' },
+  window_closed: { PENDING: 'SCHEDULED', SCHEDULED: 'SCHEDULED' },
+  window_opened: { SCHEDULED: 'PENDING' },
   retry: { FAILED: 'PENDING', NEEDS_ATTENTION: 'PENDING' },
   fix: { NEEDS_ATTENTION: 'PENDING', FAILED: 'PENDING', SKIPPED: 'PENDING' },
   redispatch: { SKIPPED: 'PENDING', NEEDS_ATTENTION: 'PENDING', FAILED: 'PENDING' },
@@ -46,7 +48,7 @@ const EFFECTS: Record<LifecycleEvent, string[]> = {
   shopify_cancelled: [], courier_acknowledged: [], courier_moving: [], courier_delivered: [], courier_failed: [], shopify_refused: [],
   shopify_address_changed: [], shopify_address_updated: ['dispatch'],
   dispatch: ['dispatch'], retry: ['dispatch'], fix: ['dispatch'], redispatch: ['dispatch'], check: [], resolve: [],
-  dispatch_skipped: [],
+  dispatch_skipped: [], window_closed: [], window_opened: [],
 };
 
 const plain = (status: From, more: Partial<Facts> = {}): Facts => ({ status, reasonCode: null, courierOrder: false, sent: false, ...more });
@@ -113,10 +115,15 @@ describe('allowedActions: what the UI shows and the API and CLI accept', () => {
     ['in progress', plain('IN_PROGRESS'), ['check']],
     ['cancel with courier', plain('CANCEL_REQUESTED_IN_SHOPIFY'), ['check']],
     ['delivered', plain('DELIVERED'), []],
+    // Outside the delivery window: the merchant may dispatch it now anyway.
+    ['scheduled', plain('SCHEDULED', { reasonCode: 'outside_window' }), ['dispatch']],
     ['created, booked twice', plain('CREATED', { reasonCode: 'duplicate_courier_orders' }), ['check', 'resolve']],
     ['delivered, booked twice', plain('DELIVERED', { reasonCode: 'duplicate_courier_orders' }), ['resolve']],
     ['created, address changed after booking', plain('CREATED', { reasonCode: 'address_changed', courierOrder: true }), ['check', 'resolve']],
     ['new', plain('NEW'), []],
+    // Shopify's cancel is final: nothing offers to send it.
+    ['skipped as cancelled in Shopify', plain('SKIPPED', { reasonCode: 'cancelled' }), []],
+    ['skipped for another reason', plain('SKIPPED', { reasonCode: 'country' }), ['dispatch', 'fix', 'redispatch']],
   ])('%s → %j', (_name, facts, actions) => {
     expect(allowedActions(facts)).toEqual(actions);
   });
@@ -134,11 +141,15 @@ describe('refusals name what is allowed', () => {
     [plain('DELIVERED'), 'fix', 'delivery is DELIVERED; it cannot be changed now'],
     [plain('CREATED'), 'redispatch', 'delivery is CREATED; only skipped, attention or failed deliveries can be re-dispatched'],
     [plain('CREATED'), 'resolve', 'this delivery has no duplicate courier orders to resolve'],
-    [plain('CREATED'), 'dispatch', 'delivery is CREATED; dispatch is not possible (only from SKIPPED)'],
+    [plain('CREATED'), 'dispatch', 'delivery is CREATED; dispatch is not possible (only from SKIPPED, SCHEDULED)'],
     [plain('CREATED'), 'needs_attention', 'delivery is CREATED; needs_attention is not possible (only from PENDING)'],
     [plain('PENDING'), 'check', 'delivery is PENDING; check is not possible (only from CREATED, IN_PROGRESS, CANCEL_REQUESTED_IN_SHOPIFY)'],
     [plain('SKIPPED'), 'check', 'delivery is SKIPPED; check is not possible (only from CREATED, IN_PROGRESS, CANCEL_REQUESTED_IN_SHOPIFY)'],
     [plain('SKIPPED'), 'needs_attention', 'delivery is SKIPPED; needs_attention is not possible (only from PENDING)'],
+    [plain('SKIPPED', { reasonCode: 'cancelled' }), 'dispatch', 'the order was cancelled in Shopify; it will not be sent'],
+    [plain('SKIPPED', { reasonCode: 'cancelled' }), 'retry', 'the order was cancelled in Shopify; it will not be sent'],
+    [plain('SKIPPED', { reasonCode: 'cancelled' }), 'fix', 'the order was cancelled in Shopify; it will not be sent'],
+    [plain('SKIPPED', { reasonCode: 'cancelled' }), 'redispatch', 'the order was cancelled in Shopify; it will not be sent'],
   ])('%j %s', (facts, event, message) => {
     expect(decide(facts, event)).toEqual({ ok: false, from: facts.status, event, message });
   });

@@ -13,6 +13,12 @@ const NEVER: Record<string, string[]> = {
   lifecycle: ['dispatch', 'fulfillment', 'admin', 'cli', 'privacy', 'shopify', 'settings', 'delivery'],
   // Fulfillment follows dispatch, never the other way round.
   fulfillment: ['dispatch', 'admin', 'cli'],
+  // The customer tracking page reads deliveries; fulfillment's write-back links to it.
+  tracking: ['dispatch', 'admin', 'cli'],
+  // Delivery windows decide for dispatch and checkout; they never call either.
+  windows: ['dispatch', 'fulfillment', 'rates', 'admin', 'cli'],
+  // Checkout rates use dispatch's mapping and eligibility; nothing below them knows rates.
+  rates: ['fulfillment', 'admin', 'cli'],
 };
 
 let graph: Record<string, string[]>;

@@ -38,6 +38,7 @@ async function sentOperations(): Promise<Array<{ query: string; variables: Recor
   await ops.fetchFulfillmentState(api, 'a.myshopify.com', ORDER_GID);
   await ops.fetchOrderAsPayload(api, 'a.myshopify.com', '820982911946154508');
   calls.push({ query: ops.SHOP_LOCATIONS, variables: {} });
+  calls.push({ query: ops.SHOP_TIME_ZONE, variables: {} });
   await ops.fetchFulfillmentOrdersForDispatch(api, 'a.myshopify.com', ORDER_GID);
   await ops.fetchOrderOfFulfillmentOrder(api, 'a.myshopify.com', 'gid://shopify/FulfillmentOrder/1');
   calls.push({
@@ -59,6 +60,10 @@ async function sentOperations(): Promise<Array<{ query: string; variables: Recor
     variables: { fulfillmentId: 'gid://shopify/Fulfillment/3', trackingInfoInput: { company: 'Courier', number: 'JOB-2', url: 'https://track.example/JOB-2' }, notifyCustomer: false },
   });
   calls.push({ query: ops.FULFILLMENT_CANCEL, variables: { id: 'gid://shopify/Fulfillment/3' } });
+  // Rates at checkout (web/rates/setup.ts carrierServiceStep builds these inputs).
+  calls.push({ query: ops.RATES_SETUP, variables: {} });
+  calls.push({ query: ops.CARRIER_SERVICE_CREATE, variables: { input: { name: 'Same-day delivery', callbackUrl: 'https://app.example/carrier-service/rates', active: true, supportsServiceDiscovery: true } } });
+  calls.push({ query: ops.CARRIER_SERVICE_UPDATE, variables: { input: { id: 'gid://shopify/DeliveryCarrierService/1', name: 'Same-day delivery', callbackUrl: 'https://app.example/carrier-service/rates', active: false } } });
   return calls;
 }
 

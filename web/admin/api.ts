@@ -16,6 +16,9 @@ import { deliveryRoutes } from './routes/deliveries.ts';
 import { eventRoutes } from './routes/events.ts';
 import { geocodeRoutes } from './routes/geocode.ts';
 import { settingsRoutes } from './routes/settings.ts';
+import { bulkRoutes } from './routes/bulk.ts';
+import { ratesRoutes } from './routes/rates.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 
 export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   const { ctx } = deps;
@@ -27,6 +30,9 @@ export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   r.use(deliveryRoutes(ctx));
   r.use(eventRoutes(ctx));
   r.use(geocodeRoutes(ctx));
+  r.use(bulkRoutes(ctx));
+  r.use(ratesRoutes(ctx));
+  r.use(dashboardRoutes(ctx));
   r.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });

@@ -6,8 +6,11 @@ import type * as C from './contract.ts';
 import type { checkNow } from './services/actions.ts';
 import type { deliveryDetail } from './services/delivery.ts';
 import type { searchAddress } from './services/geocode.ts';
+import type { homeDashboard } from './services/dashboard.ts';
 import type { listDeliveries } from './services/deliveries.ts';
+import type { runBulk } from './services/bulk.ts';
 import type { settingsPayload, shopLocations, testConnection, testWebhook } from './services/settings.ts';
+import type { ratesStatus, syncCarrierService } from '../rates/carrier-service.ts';
 
 /** What JSON.stringify makes of a value: dates become strings. */
 type Json<T> = T extends Date ? string : T extends readonly (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
@@ -16,6 +19,8 @@ type Is<A extends B, B> = [A, B];
 
 export type Checked = [
   Is<Answer<typeof settingsPayload>, C.SettingsPayload>,
+  Is<Answer<typeof ratesStatus>, C.RatesStatus>,
+  Is<Answer<typeof syncCarrierService>, C.RatesStatus>,
   Is<Answer<typeof shopLocations>, { locations: C.ShopLocation[] }>,
   Is<Answer<typeof testConnection>, C.CheckResult>,
   Is<Answer<typeof testWebhook>, C.CheckResult>,
@@ -24,4 +29,6 @@ export type Checked = [
   Is<{ message: string; delivery: Answer<typeof deliveryDetail> } & Pick<Answer<typeof checkNow>, 'result'>, C.ActionResult>,
   Is<Answer<typeof listUnmatched>['events'][number], C.UnmatchedEvent>,
   Is<Answer<typeof searchAddress>, C.GeocodeSearchResult>,
+  Is<Answer<typeof runBulk>, C.BulkResult>,
+  Is<Answer<typeof homeDashboard>, C.HomeDashboard>,
 ];

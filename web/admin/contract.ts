@@ -56,6 +56,23 @@ export interface Settings {
     eventMapping: Record<string, string>;
   };
   reconcile: { staleAfterMinutes: number };
+  tracking: { expiryDays: number };
+  rates: RatesSettings;
+  windows: WindowsSettings;
+}
+
+/** Delivery windows (web/windows/settings.ts): a default and per Shopify location id. */
+export type Weekday = 'sun' | 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat';
+export interface WindowConfig {
+  timeZone: string;
+  hours: Record<Weekday, { open: string; close: string } | null>;
+  cutoff: string | null;
+  closures: string[];
+  prepMinutes: number;
+}
+export interface WindowsSettings {
+  default: WindowConfig | null;
+  locations: Record<string, WindowConfig | null>;
 }
 
 export interface OnboardingStep {
@@ -127,6 +144,8 @@ export interface DeliverySummary {
   actions: Action[];
   createdAt: string;
   updatedAt: string;
+  /** SCHEDULED (outside the delivery window): when it goes out, ISO time. */
+  scheduledFor: string | null;
 }
 
 /** What the geocoder said about the address (web/dispatch/order.ts GeocodeNote). */
@@ -227,4 +246,78 @@ export interface UnmatchedEvent {
   triedIds: string[];
   lastError: string | null;
   raw: unknown;
+}
+
+/** POST /api/bulk (docs/bulk-actions.md): one action on up to 50 Shopify orders, by numeric id or GID. */
+export type BulkAction = 'dispatch' | 'retry' | 'quote';
+
+export interface BulkRequest {
+  action: BulkAction;
+  orderIds: string[];
+}
+
+export interface BulkOrderResult {
+  /** The numeric Shopify order id. */
+  orderId: string;
+  outcome: 'ok' | 'refused' | 'not_found';
+  /** Why it was refused (e.g. not_allowed, not_eligible, courier_rejected); null otherwise. */
+  code: string | null;
+  message: string;
+  deliveryId: string | null;
+  orderName: string | null;
+  /** The delivery's status after the action; null when the app holds none. */
+  status: string | null;
+  /** Quote only: the courier's price, nothing booked. */
+  quote: { environment: Env; price: string; currency: string | null; maxDeliveryPrice: string | null; aboveMax: boolean } | null;
+}
+
+export interface BulkResult {
+  action: BulkAction;
+  results: BulkOrderResult[];
+  counts: { ok: number; refused: number; not_found: number };
+}
+
+/** The checkout rate's rules (web/settings/rates-schema.ts). */
+export interface RatesSettings {
+  enabled: boolean;
+  serviceName: string;
+  serviceCode: string;
+  description: string;
+  markupPercent: string;
+  fixedFee: string;
+  freeAbove: string | null;
+  rounding: 'none' | 'up_whole' | 'nearest_whole' | 'up_99';
+  maxDistanceKm: number | null;
+  pickupLatitude: number | null;
+  pickupLongitude: number | null;
+  timeoutMs: number;
+  fallbackRate: string | null;
+  cacheMinutes: number;
+  quotePhone: string | null;
+}
+
+/** GET /api/rates/status, POST /api/rates/sync: the checkout rate's setup (web/rates/carrier-service.ts). */
+export interface RatesStatus {
+  enabled: boolean;
+  callbackUrl: string;
+  scopes: { granted: boolean };
+  plan: { name: string; support: 'yes' | 'maybe' | 'no' };
+  carrierService: { id: string; name: string | null; callbackUrl: string | null; active: boolean } | null;
+  problems: Array<{ code: 'missing_scope' | 'plan' | 'plan_unknown' | 'no_pickup_store' | 'create_refused'; message: string }>;
+}
+
+/** GET /api/dashboard: the home page's figures (web/admin/dashboard.ts). Days are YYYY-MM-DD in `timeZone`. */
+export interface HomeDashboard {
+  timeZone: string;
+  /** 'shop': Shopify's Shop.ianaTimezone; 'fallback': Shopify did not say, UTC. */
+  timeZoneSource: 'shop' | 'fallback';
+  today: { date: string; bookings: number; spend: Array<{ currency: string; amount: string }> };
+  /** The week starts on Monday. */
+  week: { start: string; bookings: number; spend: Array<{ currency: string; amount: string }> };
+  paidToDelivered: { medianSeconds: number | null; deliveries: number };
+  /** Deliveries in NEEDS_ATTENTION or FAILED. */
+  attention: number;
+  unmatched: number;
+  /** The last 14 days, oldest first, zero days included; delivered and problems are of that day's bookings. */
+  days: Array<{ date: string; bookings: number; delivered: number; problems: number }>;
 }

@@ -4,6 +4,7 @@
 // a secret: a delivery holds none (the courier request is the order, not credentials).
 import type { ReasonCode } from '../dispatch/status.ts';
 import { allowedActions, factsOf, type DeliveryStatus } from '../lifecycle/machine.ts';
+import { trackingPageUrl } from '../tracking/token.ts';
 
 /** Status → what it means, for badges and filters. */
 export const STATUS_LABELS: Record<DeliveryStatus, string> = {
@@ -15,6 +16,7 @@ export const STATUS_LABELS: Record<DeliveryStatus, string> = {
   IN_PROGRESS: 'In progress',
   DELIVERED: 'Delivered',
   CANCEL_REQUESTED_IN_SHOPIFY: 'Cancel with courier',
+  SCHEDULED: 'Scheduled',
 };
 
 /** Reason code → a plain-words title and what the merchant can do about it. */
@@ -66,6 +68,7 @@ export const REASONS: Record<ReasonCode, { title: string; hint: string }> = {
   already_fulfilled: { title: 'Already fulfilled', hint: 'Every item is already fulfilled or cancelled in Shopify.' },
   no_assigned_location: { title: 'No location assigned', hint: 'Assign the fulfillment order to a location in Shopify, then retry.' },
   multiple_locations: { title: 'Ships from more than one location', hint: 'Move the items to one location in Shopify, then retry.' },
+  outside_window: { title: 'Scheduled for the next opening', hint: 'Paid outside the pickup location’s delivery window. It goes out automatically at the time shown, or use Dispatch now.' },
 };
 
 export interface DeliveryRowLike {
@@ -91,6 +94,9 @@ export interface DeliveryRowLike {
   lastEventAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  trackingToken?: string | null;
+  /** SCHEDULED: when it goes out (web/windows/). */
+  scheduledFor?: Date | null;
 }
 
 export interface EventRowLike {
@@ -126,7 +132,7 @@ export function trackingUrl(template: string | null, d: DeliveryRowLike): string
 }
 
 /** One row of the deliveries list (and the order block). */
-export function deliverySummary(d: DeliveryRowLike, lastEvent: EventRowLike | null, opts: { trackingUrlTemplate?: string | null } = {}) {
+export function deliverySummary(d: DeliveryRowLike, lastEvent: EventRowLike | null, opts: { trackingUrlTemplate?: string | null; appUrl?: string } = {}) {
   return {
     id: d.id,
     orderName: d.orderName,
@@ -140,11 +146,13 @@ export function deliverySummary(d: DeliveryRowLike, lastEvent: EventRowLike | nu
     dispatchJobId: d.dispatchJobId,
     courierOrderId: d.courierOrderId,
     courierStatus: d.courierStatus ?? null,
-    trackingUrl: trackingUrl(opts.trackingUrlTemplate ?? null, d),
+    // The merchant's template, else the customer tracking page the fulfillment links to (web/tracking/).
+    trackingUrl: trackingUrl(opts.trackingUrlTemplate ?? null, d) ?? (d.trackingToken && opts.appUrl ? trackingPageUrl(opts.appUrl, d.trackingToken) : null),
     lastEvent: lastEvent ? eventView(lastEvent) : null,
     actions: allowedActions(factsOf(d)),
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
+    scheduledFor: d.status === 'SCHEDULED' ? d.scheduledFor ?? null : null,
   };
 }
 

@@ -5,6 +5,7 @@ import type { Command } from './args.ts';
 import { DELIVERY_COMMANDS } from './delivery-commands.ts';
 import { EVENT_COMMANDS } from './event-commands.ts';
 import { SETTINGS_COMMANDS } from './settings-commands.ts';
+import { BULK_COMMANDS } from './bulk-commands.ts';
 
 export { CliError } from './errors.ts';
 
@@ -32,6 +33,7 @@ export const COMMANDS: Record<string, Command> = {
   dismiss: dismiss!,
   resolve: resolve!,
   'rotate-key': rotateKey!,
+  bulk: BULK_COMMANDS.bulk!,
 };
 
 export function usage(): string {

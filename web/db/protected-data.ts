@@ -1,4 +1,4 @@
-// Protected customer data at rest. Order snapshots and the stored courier
+// Protected customer data at rest. Order snapshots, the merchant's corrections and the stored courier
 // request and response bodies hold names, addresses and phones, and a data
 // request's report names the customer: they are encrypted the way secrets are
 // (AES-256-GCM under ENCRYPTION_KEY, web/security/crypto.ts). A Prisma query
@@ -10,7 +10,8 @@ import { isEncrypted, type SecretBox } from '../security/crypto.ts';
 
 /** Model → its fields that hold personal data. */
 export const PROTECTED_FIELDS = {
-  delivery: ['orderJson', 'requestBody', 'responseBody'],
+  // overridesJson: the merchant's corrections (phone, address, coordinates).
+  delivery: ['orderJson', 'requestBody', 'responseBody', 'overridesJson'],
   dataRequest: ['report'],
   // A geocoded place is an address (web/geocoding/cache.ts).
   geocodeCache: ['result'],

@@ -25,17 +25,19 @@ import { formatCents, toCents } from './money.ts';
 import { orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
 import { readFulfillmentOrderIds, readOrderJson, readOverridesJson, writeFulfillmentOrderIds, writeOverridesJson } from '../db/json-columns.ts';
 import { geocodeForDispatch } from './geocode.ts';
+import { readForWriteback } from './writeback-read.ts';
 import { GeocodeError } from '../geocoding/index.ts';
 import { problemsMessage } from './service.ts';
 import { checkReference, flagDuplicates } from './duplicates.ts';
 import { decidePickup, skipAtDispatch, waitForRouting } from './pickup.ts';
+import { holdOutsideWindow, openScheduled } from '../windows/dispatch.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch } from '../fulfillment/events.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
 import { decide, factsOf, liveTestOrder } from '../lifecycle/machine.ts';
 import { enqueueSync } from '../lifecycle/effects.ts';
 import { addEvent } from '../lifecycle/timeline.ts';
-import { transition, transitionLatest } from '../lifecycle/transition.ts';
+import { transition, transitionLatest, type DeliveryRow as StoredDelivery } from '../lifecycle/transition.ts';
 import type { Problem, ReasonCode } from './status.ts';
 
 // The dispatch job is the one layer that retries a courier create (web/retry/budget.ts).
@@ -75,7 +77,9 @@ async function attention(ctx: AppContext, d: { id: string; generation: number; r
 }
 
 export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt = 1, opts: DispatchOptions = {}, rebuilt = 0): Promise<void> {
-  const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
+  let d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
+  // Scheduled outside the delivery window, and its time has come: PENDING again, then dispatched as usual.
+  if (d?.status === 'SCHEDULED' && d.generation === job.generation && await openScheduled(ctx, d)) d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
   // Superseded (a newer generation), already done, or cancelled meanwhile: nothing to do.
   if (!d || d.generation !== job.generation || d.status !== 'PENDING') return;
   // A routing re-check only starts a booking; once a request is stored, the job that stored it owns the call.
@@ -117,6 +121,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     if (where.kind === 'wait') return waitForRouting(ctx, d, where.message);
     if (where.kind === 'skip') return skipAtDispatch(ctx, d, where.code, where.message);
     if (where.kind === 'attention') return attention(ctx, d, where.code, where.message);
+    if (await holdOutsideWindow(ctx, d, settings, where.locationId)) return;
     const chosen = { locationId: where.locationId, fulfillmentOrderIds: writeFulfillmentOrderIds(where.fulfillmentOrderIds) };
     if (where.movedFrom) {
       await addEvent(ctx.db, d.id, { kind: 'location_moved', source: 'shopify', message: `The fulfillment order moved from location ${where.movedFrom} to ${where.locationName ?? where.locationId}; booking from the new location` });
@@ -141,8 +146,10 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     if (stored.count !== 1) {
       // Another worker built it first (its job owns the call), or the row changed: build again from what is stored now.
       const now = await ctx.db.delivery.findUnique({ where: { id: d.id }, select: { requestBody: true } });
-      if (now?.requestBody === null && rebuilt < 3) return runDispatch(ctx, job, attempt, opts, rebuilt + 1);
-      return;
+      if (now?.requestBody !== null) return;
+      if (rebuilt < 3) return runDispatch(ctx, job, attempt, opts, rebuilt + 1);
+      // Still nothing stored (e.g. sync lease writes kept moving updatedAt): retry the job, never leave it PENDING with no job.
+      throw new Error('the delivery kept changing while its courier request was built; trying again');
     }
   } else {
     const reference = referenceOf(body);
@@ -155,7 +162,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
       // Throws (and the job retries) if the courier cannot be asked: nothing is sent blind.
       const found = matchReference(await client.findOrdersByReference(reference), reference);
       if (found) {
-        await recordCreated(ctx, d.id, d.generation, access, adoptedResult(found.keep, reference), settings.fulfillment.trigger === 'accepted');
+        await recordCreated(ctx, d.id, d.generation, access, adoptedResult(found.keep, reference), settings.fulfillment.trigger === 'accepted', d);
         await addEvent(ctx.db, d.id, { kind: 'adopted', source: 'courier', message: `The create had no answer; found courier order ${found.keep.id} by reference ${reference} and adopted it` });
         if (found.all.length > 1) await flagDuplicates(ctx, d.id, d.generation, summarise(found.all));
         ctx.queue.notify();
@@ -180,7 +187,8 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     log.warn({ err: errorMessage(e), outcomeUnknown: unknown }, 'courier create failed; the job will retry');
     throw e instanceof DeliveryApiError && !e.retryable ? new Error(e.message) : e;
   }
-  await recordCreated(ctx, d.id, d.generation, access, result, settings.fulfillment.trigger === 'accepted');
+  // The row as this job left it (tries incremented): recordCreated's update checks it is still current.
+  await recordCreated(ctx, d.id, d.generation, access, result, settings.fulfillment.trigger === 'accepted', { ...d, tries: d.tries + 1 });
   ctx.queue.notify();
   log.info({ courierOrderId: result.orderId, dispatchJobId: result.dispatchId, price: result.deliveryPrice, currency: result.currency }, 'courier order created');
   await checkReference(ctx, d.id, d.generation, client, referenceOf(body), result.orderId);
@@ -277,6 +285,7 @@ export async function recordCreated(
   access: Pick<CourierAccess, 'environment' | 'environmentId'>,
   r: CreateOrderResult,
   fulfilNow: boolean,
+  known?: StoredDelivery,
 ): Promise<void> {
   const env = access.environment;
   await ctx.db.$transaction(async (tx) => {
@@ -306,6 +315,8 @@ export async function recordCreated(
           writebackPending: true,
           ...(r.deliveryId ? { courierDeliveryId: r.deliveryId } : {}),
         },
+        // Everything decided on above, so a stale `known` row updates nothing (and is read again).
+        where: { reasonCode: current.reasonCode, courierOrderId: current.courierOrderId, dispatchedAt: current.dispatchedAt },
         timeline: {
           kind: 'created',
           status: r.orderStatus,
@@ -313,7 +324,7 @@ export async function recordCreated(
           message: `Courier order ${r.orderId} created: job ${r.dispatchId || 'not given'}, ${r.deliveryPrice ? `${r.deliveryPrice} ${r.currency}` : 'price not given'}`,
         },
       };
-    });
+    }, 5, known);
     if (!done.applied) return;
     const current = done.row!;
     // This generation's ids are new: no webhook could have taught us them before this commit.
@@ -342,19 +353,19 @@ async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown)
 
 /** Order metafields and tag; retried on its own and never touches the courier. */
 export async function runWriteback(ctx: AppContext, job: DeliveryJobData): Promise<void> {
-  const d = await ctx.db.delivery.findUnique({ where: { id: job.deliveryId }, include: { shop: true } });
+  const d = await readForWriteback(ctx.db, ctx.box, job.deliveryId);
   if (!d || !d.courierOrderId) return;
   const orderGid = `gid://shopify/Order/${d.shopifyOrderId}`;
   // The order's `currency` is the shop's currency (REST orders/paid); unknown once personal data was erased.
-  const shopCurrency = d.redactedAt ? null : readOrderJson(d).currency || null;
-  const priceProblem = await setOrderMetafields(ctx.admin, d.shop.domain, orderGid, {
+  const shopCurrency = d.redactedAt != null ? null : readOrderJson(d).currency || null;
+  const priceProblem = await setOrderMetafields(ctx.admin, d.shopDomain, orderGid, {
     status: (d.courierStatus ?? d.courierOrderStatus ?? d.status).toString(),
     jobId: d.dispatchJobId,
     courierOrderId: d.courierOrderId,
     price: d.deliveryPrice,
     currency: d.currency,
   }, { shopCurrency });
-  await addOrderTag(ctx.admin, d.shop.domain, orderGid);
+  await addOrderTag(ctx.admin, d.shopDomain, orderGid);
   await ctx.db.delivery.update({ where: { id: d.id }, data: { writebackPending: false } });
   await addEvent(ctx.db, d.id, { kind: 'writeback', source: 'shopify', message: `Shopify order updated: delivery metafields and tag${priceProblem ? ` (${priceProblem})` : ''}` });
 }

@@ -245,6 +245,8 @@ async function act(tx: Tx, queue: JobQueue, d: DeliveryRow, action: MerchantActi
     if (!eligible.dispatch) throw new ActionError(eligible.message, 422);
   }
   const data: Record<string, unknown> = { reasonCode: null, reason: null, lastError: null };
+  // Only "dispatch now" overrides the pickup location's delivery window (web/windows/).
+  if (row.to === 'PENDING') data.windowBypass = action === 'dispatch';
   if (row.to === 'BY_PROGRESS') {
     // Only the Shopify write-back failed: release its lease so the sync runs at once.
     data.syncLockedUntil = null;

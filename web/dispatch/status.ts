@@ -35,6 +35,8 @@ export type ReasonCode =
   | 'address_changed'
   | 'geocode_low_confidence'
   | 'geocode_no_result'
+  // Paid outside the pickup location's delivery window (web/windows/): SCHEDULED.
+  | 'outside_window'
   // From the order's fulfillment orders at dispatch time.
   | FulfillmentOrderCode;
 

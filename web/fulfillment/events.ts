@@ -282,6 +282,7 @@ export async function rematchEvents(ctx: AppContext, job: RematchJobData, opts: 
 }
 
 export async function enqueueRematch(ctx: AppContext, tx: Tx, environmentId: string): Promise<void> {
-  const pending = await tx.courierEvent.count({ where: { environmentId, state: 'UNMATCHED' } });
-  if (pending) await ctx.queue.enqueue<RematchJobData>(tx, JOBS.rematch, { environmentId }, { singletonKey: `rematch:${environmentId}` });
+  // Runs after every booking: one raw EXISTS, not a compiled COUNT (issue 18).
+  const pending = await tx.$queryRaw<unknown[]>`SELECT 1 AS "one" FROM "CourierEvent" WHERE "environmentId" = ${environmentId} AND "state" = 'UNMATCHED' LIMIT 1`;
+  if (pending.length) await ctx.queue.enqueue<RematchJobData>(tx, JOBS.rematch, { environmentId }, { singletonKey: `rematch:${environmentId}` });
 }

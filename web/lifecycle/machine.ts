@@ -28,6 +28,8 @@ export const DELIVERY_STATUSES = [
   'IN_PROGRESS',
   'DELIVERED',
   'CANCEL_REQUESTED_IN_SHOPIFY',
+  // Paid outside the pickup location's delivery window: dispatched at Delivery.scheduledFor (web/windows/).
+  'SCHEDULED',
 ] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -53,6 +55,8 @@ export type SystemEvent =
   | 'shopify_refused' // the fulfillment write-back was refused by Shopify
   | 'shopify_address_changed' // orders/updated with a new address or phone: recorded (and flagged once booked)
   | 'shopify_address_updated' // orders/updated brought what a NEEDS_ATTENTION delivery lacked: book again
+  | 'window_closed' // the dispatch job found the pickup location outside its delivery window: scheduled
+  | 'window_opened' // the scheduled time came and the window is open: dispatch
   | 'dispatch_skipped'; // the dispatch job read the fulfillment orders: not ours to deliver (pickup, hold, scheduled, …)
 export type LifecycleEvent = SystemEvent | MerchantAction;
 
@@ -91,10 +95,12 @@ export function factsOf(d: CurrentRow, extra: Partial<Facts> = {}): Facts {
   };
 }
 
-export type Guard = 'cancelled_in_shopify' | 'has_courier_order' | 'shopify_refused_booked' | 'duplicate_orders' | 'address_changed';
+export type Guard = 'cancelled_in_shopify' | 'open_in_shopify' | 'has_courier_order' | 'shopify_refused_booked' | 'duplicate_orders' | 'address_changed';
 
 export const GUARDS: Record<Guard, (f: Facts) => boolean> = {
   cancelled_in_shopify: (f) => f.reasonCode === 'cancelled',
+  // Shopify's cancel is final: a merchant action never books an order skipped as cancelled.
+  open_in_shopify: (f) => f.reasonCode !== 'cancelled',
   has_courier_order: (f) => f.courierOrder === true,
   shopify_refused_booked: (f) => f.reasonCode === 'shopify_error' && f.courierOrder === true,
   duplicate_orders: (f) => f.reasonCode === 'duplicate_courier_orders',
@@ -155,20 +161,27 @@ export const TRANSITIONS: readonly Row[] = [
   { event: 'shopify_address_updated', from: ['NEEDS_ATTENTION'], to: 'PENDING', effects: ['dispatch'], request: 'rebuild' },
 
   // Merchant actions.
-  { event: 'dispatch', from: ['SKIPPED'], to: 'PENDING', effects: ['dispatch'], request: 'rebuild', manualEligibility: true },
+  { event: 'dispatch', from: ['SKIPPED'], when: 'open_in_shopify', to: 'PENDING', effects: ['dispatch'], request: 'rebuild', manualEligibility: true },
   // Only the Shopify write-back failed: the courier side is fine, write it again.
   { event: 'retry', from: ['NEEDS_ATTENTION'], when: 'shopify_refused_booked', to: 'BY_PROGRESS', effects: ['sync'] },
   // After an unknown outcome the stored request goes again under the same key: nothing is booked twice.
   { event: 'retry', from: ['FAILED'], to: 'PENDING', effects: ['dispatch'], request: 'resend' },
   { event: 'retry', from: ['NEEDS_ATTENTION'], to: 'PENDING', effects: ['dispatch'], request: 'rebuild' },
-  { event: 'fix', from: WAITING, to: 'PENDING', effects: ['dispatch'], request: 'rebuild' },
+  { event: 'fix', from: WAITING, when: 'open_in_shopify', to: 'PENDING', effects: ['dispatch'], request: 'rebuild' },
   // A skipped order the merchant now wants couriered: the same checks as dispatch now.
-  { event: 'redispatch', from: ['SKIPPED'], to: 'PENDING', effects: ['dispatch'], request: 'rebuild', manualEligibility: true },
+  { event: 'redispatch', from: ['SKIPPED'], when: 'open_in_shopify', to: 'PENDING', effects: ['dispatch'], request: 'rebuild', manualEligibility: true },
   { event: 'redispatch', from: ['NEEDS_ATTENTION', 'FAILED'], to: 'PENDING', effects: ['dispatch'], request: 'rebuild' },
   { event: 'check', from: ['CREATED', 'IN_PROGRESS', 'CANCEL_REQUESTED_IN_SHOPIFY'], to: 'SAME', effects: [] },
   { event: 'resolve', from: ALL, when: 'duplicate_orders', to: 'SAME', effects: [] },
   // The merchant told the courier the new address (or decided it does not matter).
   { event: 'resolve', from: ALL, when: 'address_changed', to: 'SAME', effects: [] },
+
+  // Delivery windows (web/windows/): the job that schedules enqueues the later dispatch itself (startAfterMs).
+  { event: 'window_closed', from: ['PENDING', 'SCHEDULED'], to: 'SCHEDULED', effects: [] },
+  { event: 'window_opened', from: ['SCHEDULED'], to: 'PENDING', effects: [] },
+  { event: 'shopify_cancelled', from: ['SCHEDULED'], to: 'SKIPPED', effects: [] },
+  // Dispatch now anyway: the window is bypassed for this generation (Delivery.windowBypass).
+  { event: 'dispatch', from: ['SCHEDULED'], to: 'PENDING', effects: ['dispatch'] },
 ];
 
 export type Decision =
@@ -211,9 +224,12 @@ export function newGeneration(row: Row, f: Facts): boolean {
   return row.request === 'rebuild' && f.sent === true;
 }
 
+/** The merchant actions that would send the order to the courier. */
+const SENDING: readonly LifecycleEvent[] = ['dispatch', 'retry', 'fix', 'redispatch'];
 const WORDS: Record<string, string> = { SKIPPED: 'skipped', NEEDS_ATTENTION: 'attention', FAILED: 'failed' };
 
 function refusal(f: Facts, event: LifecycleEvent): string {
+  if (GUARDS.cancelled_in_shopify(f) && SENDING.includes(event)) return 'the order was cancelled in Shopify; it will not be sent';
   if (event === 'retry' && f.status === 'SKIPPED') return 'delivery was skipped; use dispatch now to send it';
   if (event === 'retry') return `delivery is ${f.status}; nothing to retry`;
   if (event === 'fix') return `delivery is ${f.status}; it cannot be changed now`;

@@ -60,15 +60,27 @@ export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, 
   return { applied: true, to: decision.to, decision };
 }
 
-type DeliveryRow = NonNullable<Awaited<ReturnType<Tx['delivery']['findUnique']>>>;
+export type DeliveryRow = NonNullable<Awaited<ReturnType<Tx['delivery']['findUnique']>>>;
 
 /**
  * Reads the delivery, lets `plan` decide on what it holds now (null: nothing to
  * do), and performs it; after a concurrent change, reads and decides again.
+ *
+ * `known`: the row as this job last wrote it, tried first to save the read.
+ * Only for plans that put every field they decide on (beyond id, generation and
+ * status) into `where` and always write data: a stale row then matches nothing
+ * and costs a read, as a concurrent change does.
  */
 export async function transitionLatest(
-  tx: Tx, queue: JobQueue | null, deliveryId: string, plan: (d: DeliveryRow) => Plan | null, attempts = 5,
+  tx: Tx, queue: JobQueue | null, deliveryId: string, plan: (d: DeliveryRow) => Plan | null, attempts = 5, known?: DeliveryRow,
 ): Promise<Outcome & { row: DeliveryRow | null }> {
+  if (known) {
+    const p = plan(known);
+    if (p && p.where && Object.keys(p.data ?? {}).length > 0) {
+      const r = await transition(tx, queue, known, p);
+      if (r.applied) return { ...r, row: known };
+    }
+  }
   for (let i = 0; i < attempts; i++) {
     const row = await tx.delivery.findUnique({ where: { id: deliveryId } });
     const p = row ? plan(row) : null;

@@ -23,7 +23,8 @@ export function requestContext(log: Logger) {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const level: AccessLogLevel = res.locals.accessLogLevel ?? (res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info');
-      const path = req.originalUrl.split('?')[0];
+      // A route whose path is a credential (the tracking page's token) logs a masked one.
+      const path = res.locals.logPath ?? req.originalUrl.split('?')[0];
       child[level]({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();

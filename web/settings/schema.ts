@@ -3,6 +3,8 @@
 // (auto-dispatch off, test environment). Courier credentials live per
 // environment in CourierEnvironment (web/settings/store.ts), not here.
 import { z } from 'zod';
+import { RatesSettingsSchema } from './rates-schema.ts';
+import { WindowsSettingsSchema } from '../windows/settings.ts';
 
 export const ENVIRONMENTS = ['test', 'live'] as const;
 export type EnvironmentName = (typeof ENVIRONMENTS)[number];
@@ -85,6 +87,16 @@ export const SettingsSchema = z.object({
       staleAfterMinutes: z.number().int().min(1).max(1440).default(15),
     })
     .prefault({}),
+  tracking: z
+    .object({
+      /** The customer tracking page (web/tracking/) answers 410 this many days after the delivery ended. */
+      expiryDays: z.number().int().min(1).max(90).default(7),
+    })
+    .prefault({}),
+  /** Same-day price at checkout (Shopify CarrierService); docs/rates.md. */
+  rates: RatesSettingsSchema.prefault({}),
+  /** Opening hours, cut-off, closures and preparation time per pickup location (docs/delivery-windows.md). */
+  windows: WindowsSettingsSchema,
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

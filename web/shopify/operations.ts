@@ -242,3 +242,34 @@ export async function fetchOrderOfFulfillmentOrder(api: AdminApi, shop: string, 
   const data = await api.request(shop, FULFILLMENT_ORDER_ORDER, { id: fulfillmentOrderGid });
   return data?.fulfillmentOrder?.orderId ?? null;
 }
+
+// Same-day rates at checkout (web/rates/carrier-service.ts): what the settings page checks
+// (granted scopes, the plan) and the shop's carrier services, then create or update ours.
+export const RATES_SETUP = /* GraphQL */ `
+  query RatesSetup {
+    shop { plan { publicDisplayName partnerDevelopment shopifyPlus } }
+    currentAppInstallation { accessScopes { handle } }
+    carrierServices(first: 50) { nodes { id name callbackUrl active } }
+  }`;
+
+export const CARRIER_SERVICE_CREATE = /* GraphQL */ `
+  mutation CarrierServiceCreate($input: DeliveryCarrierServiceCreateInput!) {
+    carrierServiceCreate(input: $input) {
+      carrierService { id name callbackUrl active }
+      userErrors { field message }
+    }
+  }`;
+
+export const CARRIER_SERVICE_UPDATE = /* GraphQL */ `
+  mutation CarrierServiceUpdate($input: DeliveryCarrierServiceUpdateInput!) {
+    carrierServiceUpdate(input: $input) {
+      carrierService { id name callbackUrl active }
+      userErrors { field message }
+    }
+  }`;
+
+/** The shop's IANA time zone: the home dashboard's days (web/admin/services/shop-time-zone.ts). */
+export const SHOP_TIME_ZONE = /* GraphQL */ `
+  query ShopTimeZone {
+    shop { ianaTimezone }
+  }`;

@@ -32,6 +32,8 @@ const TONES: Record<string, Tone> = {
   IN_PROGRESS: 'info',
   DELIVERED: 'success',
   CANCEL_REQUESTED_IN_SHOPIFY: 'critical',
+  // Outside the delivery window: the banner below gives the planned time, with Dispatch now.
+  SCHEDULED: 'warning',
 };
 
 async function call<T>(path: string, method: 'GET' | 'POST' = 'GET'): Promise<T> {

@@ -301,7 +301,9 @@
       const id = (this._id ??= `f${++uid}`);
       const hidden = this._p.labelAccessibilityVisibility === 'exclusive';
       const err = this._p.error;
-      const focused = this.shadowRoot.activeElement === this.shadowRoot.querySelector('input');
+      // Only a re-render keeps focus: on the first render both sides are null (a new field must not take it).
+      const previous = this.shadowRoot.querySelector('input');
+      const focused = previous !== null && this.shadowRoot.activeElement === previous;
       this.shadowRoot.innerHTML = `<style>${FIELD_STYLE}</style>
         <label for="${id}" class="${hidden ? 'hidden' : ''}">${esc(this._p.label)}</label>
         <input id="${id}" type="${this.inputType()}" name="${esc(this._p.name ?? '')}" placeholder="${esc(this._p.placeholder ?? '')}" ${this.flag('readOnly') ? 'readonly' : ''} ${this.flag('disabled') ? 'disabled' : ''}

@@ -3,7 +3,7 @@
 // wakes the queue. Which statuses allow which action is decided there (and
 // shown by web/admin/views.ts actionsFor), not here.
 import type { AppContext } from '../../context.ts';
-import type { Tx } from '../../db/client.ts';
+import { isUniqueViolation, type Tx } from '../../db/client.ts';
 import { dispatchNow, fixAndRetry, recordAndDispatch, redispatch, retryDelivery } from '../../dispatch/service.ts';
 import { checkDeliveryNow } from '../../fulfillment/reconcile.ts';
 import { ensureShop } from '../../settings/store.ts';
@@ -44,7 +44,9 @@ export async function dispatchOrder(ctx: AppContext, domain: string, orderId: st
   }
   const payload = await fetchOrderAsPayload(ctx.admin, domain, orderId);
   if (!payload) return null;
-  const deliveryId = await ctx.db.$transaction((tx) => recordAndDispatch(tx, ctx.queue, domain, payload));
+  const record = () => ctx.db.$transaction((tx) => recordAndDispatch(tx, ctx.queue, domain, payload));
+  // Two clicks at once: the loser of the unique (shop, order) insert finds the winner's row and dispatches that.
+  const deliveryId = await record().catch((e: unknown) => (isUniqueViolation(e) ? record() : Promise.reject(e)));
   ctx.queue.notify();
   return { deliveryId, orderName: typeof payload.name === 'string' ? payload.name : null };
 }

@@ -132,7 +132,7 @@ export async function listDeliveries(ctx: AppContext, domain: string, query: unk
   const { rows, nextCursor } = await findDeliveries(ctx, shop.id, parsed.data);
   const grouped = await ctx.db.delivery.groupBy({ by: ['status'], where: { shopId: shop.id }, _count: { _all: true } });
   return {
-    deliveries: rows.map((d) => deliverySummary(d, d.events[0] ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate })),
+    deliveries: rows.map((d) => deliverySummary(d, d.events[0] ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate, appUrl: ctx.config.shopify.appUrl })),
     nextCursor,
     counts: Object.fromEntries(grouped.map((g) => [g.status, g._count._all])),
     unmatchedEvents: await countUnmatched(ctx, domain),

@@ -80,7 +80,7 @@ export async function deliveryDetail(ctx: AppContext, domain: string, id: string
   const timeline = d.events.map(eventView);
   const overrides = overridesOf(d);
   return {
-    ...deliverySummary(d, timeline.at(-1) ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate }),
+    ...deliverySummary(d, timeline.at(-1) ?? null, { trackingUrlTemplate: settings.fulfillment.trackingUrlTemplate, appUrl: ctx.config.shopify.appUrl }),
     courierDeliveryId: d.courierDeliveryId,
     courierOrderStatus: d.courierOrderStatus,
     requestId: d.requestId,

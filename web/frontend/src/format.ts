@@ -33,6 +33,7 @@ export const STATUS_TONES: Record<string, 'info' | 'success' | 'warning' | 'crit
   IN_PROGRESS: 'info',
   DELIVERED: 'success',
   CANCEL_REQUESTED_IN_SHOPIFY: 'critical',
+  SCHEDULED: 'caution',
 };
 
 export const STATUS_FILTERS: Array<{ value: string; label: string }> = [
@@ -44,6 +45,7 @@ export const STATUS_FILTERS: Array<{ value: string; label: string }> = [
   { value: 'DELIVERED', label: 'Delivered' },
   { value: 'SKIPPED', label: 'Skipped' },
   { value: 'CANCEL_REQUESTED_IN_SHOPIFY', label: 'Cancel with courier' },
+  { value: 'SCHEDULED', label: 'Scheduled' },
 ];
 
 /** Indents JSON text without re-serialising it, so number literals stay exactly as sent (1249.90, not 1249.9). */

@@ -2,10 +2,12 @@
 // pages. What needs the merchant shows its reason in plain words.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { StatusBadge, ErrorBanner } from '../components/common.tsx';
+import { BulkBar, BulkCell, BulkHeader, useBulkSelection } from '../components/bulk-actions.tsx';
 import { ago, humanize, money, STATUS_FILTERS, when } from '../format.ts';
 import { linkTo, navigate, pageParam } from '../router.ts';
 import { useResource } from '../state.ts';
 import type { DeliveryList } from '../types.ts';
+import { ScheduledAt } from '../components/scheduled.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -24,6 +26,7 @@ export function DeliveriesPage() {
   const [to, setTo] = useState(pageParam('to'));
   const [cursors, setCursors] = useState<string[]>(['']);
   const debounce = useRef<number | undefined>(undefined);
+  const bulk = useBulkSelection();
 
   // Filters live in the URL too, so a reload or a shared link keeps them.
   useEffect(() => {
@@ -72,6 +75,7 @@ export function DeliveriesPage() {
         Refresh
       </s-button>
       <ErrorBanner error={list.error} heading="Could not load deliveries" />
+      <BulkBar bulk={bulk} onDone={() => void list.reload()} />
       <s-section padding="none" accessibilityLabel="Deliveries">
         <s-table loading={list.loading} variant="auto">
           <s-grid slot="filters" gridTemplateColumns="minmax(200px, 2fr) minmax(160px, 1fr) minmax(140px, 1fr) minmax(140px, 1fr)" gap="small-200" alignItems="end">
@@ -87,6 +91,7 @@ export function DeliveriesPage() {
             <s-date-field label="To" labelAccessibilityVisibility="exclusive" placeholder="To date" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
           </s-grid>
           <s-table-header-row>
+            <BulkHeader bulk={bulk} rows={rows} />
             <s-table-header listSlot="primary">Order</s-table-header>
             <s-table-header listSlot="inline">Status</s-table-header>
             <s-table-header format="currency">Price</s-table-header>
@@ -97,6 +102,7 @@ export function DeliveriesPage() {
           <s-table-body>
             {rows.map((d) => (
               <s-table-row key={d.id}>
+                <BulkCell bulk={bulk} row={d} />
                 <s-table-cell>
                   <s-stack gap="small-400">
                     <s-link href={`/deliveries/${d.id}`} onClick={linkTo(`/deliveries/${d.id}`)}>
@@ -107,6 +113,7 @@ export function DeliveriesPage() {
                 </s-table-cell>
                 <s-table-cell>
                   <StatusBadge status={d.status} label={d.statusLabel} />
+                  <ScheduledAt at={d.scheduledFor} />
                 </s-table-cell>
                 <s-table-cell>{money(d.price, d.currency)}</s-table-cell>
                 <s-table-cell>{d.dispatchJobId ?? '—'}</s-table-cell>

@@ -8,6 +8,7 @@ import { linkTo } from '../router.ts';
 import { useResource } from '../state.ts';
 import type { Action, ActionResult, DeliveryDetail } from '../types.ts';
 import { CandidateCard, FixForm } from './delivery-fix.tsx';
+import { ScheduledAt } from '../components/scheduled.tsx';
 
 const ACTION_LABELS: Record<Exclude<Action, 'fix'>, string> = {
   dispatch: 'Dispatch now',
@@ -127,6 +128,7 @@ export function DeliveryPage(props: { id: string }) {
             <StatusBadge status={d.status} label={d.statusLabel} />
             {d.courierStatus && <s-badge tone="info">Courier: {humanize(d.courierStatus)}</s-badge>}
             {d.environment && <s-badge>{d.environment === 'live' ? 'Live' : 'Test'}</s-badge>}
+            <ScheduledAt at={d.scheduledFor} />
           </s-stack>
           {(simple.length > 0 || d.actions.includes('fix')) && (
             <s-stack direction="inline" gap="base">

@@ -1,8 +1,10 @@
 // Home: the onboarding checklist (each step done or not from real state, with
-// what to do next), and what needs attention.
+// what to do next), and what needs attention. Once set up: the dashboard
+// (components/dashboard.tsx), with the checklist folded away.
 import { useState } from 'preact/hooks';
 import { ApiError, put, toast } from '../api.ts';
 import { DoneBadge, ErrorBanner, Loading } from '../components/common.tsx';
+import { Dashboard } from '../components/dashboard.tsx';
 import { ConnectionTest, ENV_LABEL, QuickEnvForm, secretDetails, WebhookTest, WebhookUrl } from '../components/environment.tsx';
 import { linkTo, navigate } from '../router.ts';
 import { useResource } from '../state.ts';
@@ -42,7 +44,17 @@ export function Home() {
       )}
       <ErrorBanner error={s.error} heading="Could not load your set-up" />
       {!data && !s.error && <Loading label="Loading your set-up…" />}
-      {data && <Checklist data={data} onChange={(p) => (p ? s.set(p) : void s.reload())} />}
+      {data && <Dashboard always={data.onboarding.complete} />}
+      {data &&
+        (data.onboarding.complete ? (
+          // Set up: the checklist folds away, still one click from here.
+          <details data-testid="onboarding-folded">
+            <summary style={{ cursor: 'pointer', padding: '8px 0' }}>You are all set: show the set-up checklist (all {data.onboarding.steps.length} steps done)</summary>
+            <Checklist data={data} onChange={(p) => (p ? s.set(p) : void s.reload())} />
+          </details>
+        ) : (
+          <Checklist data={data} onChange={(p) => (p ? s.set(p) : void s.reload())} />
+        ))}
     </s-page>
   );
 }
@@ -64,7 +76,7 @@ function Checklist(props: { data: SettingsPayload; onChange: (p?: SettingsPayloa
 
   return (
     <>
-      <s-section heading={onboarding.complete ? 'You are all set' : 'Set up same-day dispatch'}>
+      <s-section heading={onboarding.complete ? 'Set-up checklist' : 'Set up same-day dispatch'}>
         <s-stack gap="small-200">
           <s-paragraph>
             {onboarding.complete

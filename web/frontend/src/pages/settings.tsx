@@ -4,19 +4,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, fieldError, put, toast } from '../api.ts';
 import { ErrorBanner, Loading } from '../components/common.tsx';
-import { ConnectionTest, ENV_LABEL, secretDetails, WebhookTest, WebhookUrl } from '../components/environment.tsx';
+import { ENV_LABEL, secretDetails } from '../components/environment.tsx';
+import { EnvironmentColumn } from '../components/courier-environment.tsx';
+import type { EnvForm } from '../components/courier-environment.tsx';
 import { useResource } from '../state.ts';
 import { DataRequests } from '../components/data-requests.tsx';
+import { TrackingPageSettings } from '../components/tracking-page.tsx';
+import { RatesSettings } from '../components/rates-settings.tsx';
+import { WindowsSettings } from '../components/windows-settings.tsx';
 import type { Env, EnvironmentInfo, Settings, SettingsPayload, ShopLocation } from '../types.ts';
-
-interface EnvForm {
-  baseUrl: string;
-  clientId: string;
-  clientSecret: string;
-  webhookSecret: string;
-  pickupStoreId: string;
-  locationStores: Record<string, string>;
-}
 
 interface Form {
   activeEnvironment: Env;
@@ -296,7 +292,7 @@ export function SettingsPage() {
                 value={form.trackingUrlTemplate}
                 error={err('fulfillment.trackingUrlTemplate')}
                 placeholder="https://track.example.com/{jobId}"
-                details="Placeholders: {jobId}, {orderId}, {deliveryId}, {reference}. Empty: no tracking link."
+                details="Placeholders: {jobId}, {orderId}, {deliveryId}, {reference}. Empty: the app's own customer tracking page."
                 onInput={(e) => set('trackingUrlTemplate', text(e))}
               />
             </s-stack>
@@ -346,59 +342,12 @@ export function SettingsPage() {
               Save settings
             </s-button>
           </s-stack>
+          <TrackingPageSettings />
+          <RatesSettings rates={s.data.settings.rates} />
+          <WindowsSettings />
           <DataRequests />
         </>
       )}
     </s-page>
   );
-}
-
-function EnvironmentColumn(props: {
-  env: Env;
-  info: EnvironmentInfo;
-  form: EnvForm;
-  active: boolean;
-  err: (path: string) => string | undefined;
-  onField: (key: keyof EnvForm, value: string) => void;
-  onChecked: () => void;
-}) {
-  const { env, info, form } = props;
-  const L = ENV_LABEL[env];
-  const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
-  return (
-    <s-section heading={`${L} environment`}>
-      <s-stack gap="base">
-        <s-stack direction="inline" gap="small-200">
-          {props.active ? <s-badge tone="success">Active</s-badge> : <s-badge>Not active</s-badge>}
-          {info.checks.connectionOk ? <s-badge tone="success">Connected</s-badge> : <s-badge tone="warning">Not tested</s-badge>}
-          {info.checks.webhookVerified ? <s-badge tone="success">Webhooks verified</s-badge> : null}
-        </s-stack>
-        <s-url-field label={`${L} API base URL`} value={form.baseUrl} placeholder={info.defaultBaseUrl ?? 'https://api.courier.example'} error={props.err(`${env}.baseUrl`)} details={info.defaultBaseUrl ? `Empty: ${info.defaultBaseUrl}` : 'Required for this environment.'} onInput={(e) => props.onField('baseUrl', text(e))} />
-        <s-text-field label={`${L} client id`} value={form.clientId} error={props.err(`${env}.clientId`)} onInput={(e) => props.onField('clientId', text(e))} />
-        <s-password-field label={`${L} client secret`} value={form.clientSecret} error={props.err(`${env}.clientSecret`)} details={secretDetails(info.clientSecret, 'client secret')} onInput={(e) => props.onField('clientSecret', text(e))} />
-        <s-text-field label={`${L} default pickup store`} value={form.pickupStoreId} error={props.err(`${env}.pickupStoreId`)} onInput={(e) => props.onField('pickupStoreId', text(e))} />
-        <WebhookUrl info={info} label={`${L} webhook URL`} />
-        <s-password-field label={`${L} webhook signing secret`} value={form.webhookSecret} error={props.err(`${env}.webhookSecret`)} details={secretDetails(info.webhookSecret, 'webhook secret')} onInput={(e) => props.onField('webhookSecret', text(e))} />
-        {info.previousWebhookSecret && (
-          <s-text color="subdued">
-            The previous webhook secret{info.previousWebhookSecret.last4 ? ` (ends in ${info.previousWebhookSecret.last4})` : ''} is still accepted for {remaining(info.previousWebhookSecret.remainingMinutes)}.
-          </s-text>
-        )}
-        {info.lastRejectionReason && (
-          <s-banner tone="warning" heading="A courier webhook was rejected">
-            {info.lastRejectionReason}
-          </s-banner>
-        )}
-        <s-text color="subdued">Save before testing new credentials.</s-text>
-        <ConnectionTest env={env} info={info} label={env === 'live' ? 'Test live connection' : 'Test connection'} onDone={props.onChecked} />
-        <WebhookTest env={env} info={info} label={env === 'live' ? 'Send live test webhook' : 'Send test webhook'} onDone={props.onChecked} />
-      </s-stack>
-    </s-section>
-  );
-}
-
-function remaining(minutes: number): string {
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return h ? `${h} h ${m} min` : `${m} min`;
 }

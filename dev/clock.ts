@@ -1,0 +1,31 @@
+// A movable clock for development (`npm run dev`, the demo): the app's time is the system
+// time plus an offset in milliseconds written as text in DEV_CLOCK_FILE. Writing the file
+// moves the clock and wakes the app (web/ops/clock.ts onJump). Production refuses it.
+import { readFileSync, watchFile, writeFileSync } from 'node:fs';
+import { installClock } from '../web/ops/clock.ts';
+
+function readOffset(file: string): number {
+  try {
+    const n = Number(readFileSync(file, 'utf8').trim());
+    return Number.isFinite(n) ? n : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function installFileClock(file: string): void {
+  let offset = readOffset(file);
+  const listeners: Array<() => void> = [];
+  installClock({ now: () => Date.now() + offset, onJump: (l) => void listeners.push(l) });
+  watchFile(file, { interval: 100 }, () => {
+    const next = readOffset(file);
+    if (next === offset) return;
+    offset = next;
+    for (const l of listeners) l();
+  }).unref();
+}
+
+/** Moves the app's clock so that it reads `to` now (null: back to the system time). */
+export function moveFileClock(file: string, to: number | null): void {
+  writeFileSync(file, String(to === null ? 0 : to - Date.now()));
+}

@@ -1,0 +1,30 @@
+// GET /api/dashboard: the home page's figures. Three cheap reads, each bounded
+// by an index (prisma/models.prisma): the deliveries created since
+// readSince() (Delivery [shopId, createdAt]), the attention count (Delivery
+// [shopId, status]), and the unmatched courier events (CourierEvent [state, receivedAt]).
+// The figures themselves are the pure ../dashboard.ts.
+import type { AppContext } from '../../context.ts';
+import { countUnmatched } from '../../fulfillment/unmatched.ts';
+import { findShop } from '../../settings/store.ts';
+import { readSince, summarize } from '../dashboard.ts';
+import { shopTimeZone } from './shop-time-zone.ts';
+
+/** What the home page's "needs attention" link filters the Deliveries page by. */
+export const ATTENTION_STATUSES = ['NEEDS_ATTENTION', 'FAILED'];
+
+export async function homeDashboard(ctx: AppContext, domain: string) {
+  const now = ctx.now();
+  const shop = await findShop(ctx.db, domain);
+  const zone = await shopTimeZone(ctx, domain);
+  const [rows, attention, unmatched] = shop
+    ? await Promise.all([
+        ctx.db.delivery.findMany({
+          where: { shopId: shop.id, createdAt: { gte: readSince(now) } },
+          select: { createdAt: true, dispatchedAt: true, status: true, deliveryPrice: true, currency: true, courierStatusAt: true },
+        }),
+        ctx.db.delivery.count({ where: { shopId: shop.id, status: { in: ATTENTION_STATUSES } } }),
+        countUnmatched(ctx, domain),
+      ])
+    : [[], 0, 0];
+  return { ...summarize({ rows, now, timeZone: zone.timeZone, attention, unmatched }), timeZoneSource: zone.source };
+}

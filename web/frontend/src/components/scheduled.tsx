@@ -1,0 +1,7 @@
+// A SCHEDULED delivery's planned dispatch time (outside its pickup location's delivery window).
+import { when } from '../format.ts';
+
+export function ScheduledAt(props: { at: string | null | undefined }) {
+  if (!props.at) return null;
+  return <s-text color="subdued" data-scheduled-at={props.at}>Dispatch at {when(props.at)}</s-text>;
+}
