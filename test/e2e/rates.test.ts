@@ -10,7 +10,7 @@ import { useStack } from './support.ts';
 
 const stack = useStack('rates', { geocoder: true });
 const SHOP = shopDomain('rates');
-const RULES = { enabled: true, markupPercent: '10', fixedFee: '5', freeAbove: null, rounding: 'up_99', maxDistanceKm: 40, fallbackRate: null, timeoutMs: 1000, cacheMinutes: 5 } as const;
+const RULES = { enabled: true, markupPercent: '10', fixedFee: '5', freeAbove: null, rounding: 'up_99', maxDistanceKm: 40, fallbackRate: null, timeoutMs: 1000, cacheMinutes: 5, quotePhone: '+27 11 555 0100' } as const;
 /** Destinations near the Rosebank fixture address, each its own cache entry (~1 km apart). */
 const near = (i: number) => ({ latitude: -26.1456 + i * 0.01, longitude: 28.0436 });
 const quotes = async () => (await stack().courier.requests({ route: 'quote' })).length;

@@ -303,7 +303,7 @@ export interface RatesStatus {
   scopes: { granted: boolean };
   plan: { name: string; support: 'yes' | 'maybe' | 'no' };
   carrierService: { id: string; name: string | null; callbackUrl: string | null; active: boolean } | null;
-  problems: Array<{ code: 'missing_scope' | 'plan' | 'plan_unknown' | 'no_pickup_store' | 'create_refused'; message: string }>;
+  problems: Array<{ code: 'missing_scope' | 'plan' | 'plan_unknown' | 'no_pickup_store' | 'create_refused' | 'no_quote_phone'; message: string }>;
 }
 
 /** GET /api/dashboard: the home page's figures (web/admin/dashboard.ts). Days are YYYY-MM-DD in `timeZone`. */

@@ -4,7 +4,7 @@
 // limits (the stored shape, OverridesSchema), and the phone parsed for the
 // destination country, exactly as dispatch will parse it.
 import { z } from 'zod';
-import { normalisePhone } from './mapping.ts';
+import { normalisePhone } from '../phone/phone.ts';
 import { FIXABLE_TEXT, OverridesSchema, type OrderSnapshot, type Overrides } from './order.ts';
 
 const text = (k: keyof typeof FIXABLE_TEXT) => OverridesSchema.shape[k];

@@ -3,8 +3,8 @@
 // missing or invalid, no request is built: the problems go to the merchant as
 // NEEDS_ATTENTION and the courier is never called.
 import { createHash } from 'node:crypto';
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { CreateOrderRequestSchema, type CreateOrderRequest } from '../delivery/index.ts';
+import { normalisePhone } from '../phone/phone.ts';
 import { gramsOf, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { gramsToKg, money2 } from './money.ts';
 import { FIXABLE_TEXT, orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
@@ -187,16 +187,4 @@ export function validCoordinates(lat: number | null | undefined, lng: number | n
 export function dropoffPhone(order: OrderSnapshot, overrides: Overrides): { e164: string } | { problem: Problem } {
   const country = order.shipping_address?.country_code?.toUpperCase() ?? null;
   return normalisePhone(overrides.phone ? [overrides.phone] : [order.shipping_address?.phone, order.phone], country);
-}
-
-/** The first candidate that is a valid number in the destination country, as E.164. */
-export function normalisePhone(candidates: Array<string | null | undefined>, country: string | null): { e164: string } | { problem: Problem } {
-  const present = candidates.map((c) => c?.trim()).filter((c): c is string => !!c);
-  if (present.length === 0) return { problem: { code: 'missing_phone', message: 'No phone number on the shipping address or the order' } };
-  const region = (country ?? undefined) as CountryCode | undefined;
-  for (const raw of present) {
-    const p = parsePhoneNumberFromString(raw, region);
-    if (p?.isValid()) return { e164: p.number };
-  }
-  return { problem: { code: 'invalid_phone', message: `Phone '${present[0]}' is not a valid ${country ?? 'international'} number` } };
 }

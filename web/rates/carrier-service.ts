@@ -38,7 +38,7 @@ function statusOf(ctx: AppContext, settings: Settings, data: SetupData, pickupSt
     scopes: { granted: scopes.includes('write_shipping') },
     plan: { name: data.shop.plan.publicDisplayName, support: planSupport(data.shop.plan) },
     carrierService: data.carrierServices.nodes.find((c) => c.callbackUrl === callbackUrl) ?? null,
-    problems: setupProblems({ scopes, plan: data.shop.plan, pickupStoreId, createRefusal }),
+    problems: setupProblems({ scopes, plan: data.shop.plan, pickupStoreId, createRefusal, rates: settings.rates }),
   };
 }
 

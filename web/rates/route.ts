@@ -5,12 +5,12 @@
 //   installed shop with rates on gets a rate;
 // - bad input is a 4xx naming the field; anything unexpected answers "no rates", never
 //   a 500 and never a hung checkout (service.ts answers by the shop's deadline).
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { AppContext } from '../context.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { findShop } from '../settings/store.ts';
+import { verifyShopifyHmac } from '../shopify/hmac.ts';
 import { QuoteCache } from './cache.ts';
 import { windowsOpen, type SameDayOpen } from './hours.ts';
 import { parseRateRequest } from './request.ts';
@@ -19,13 +19,6 @@ import { answerRate, within } from './service.ts';
 export const RATES_CALLBACK_PATH = '/carrier-service/rates';
 const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
 const LATE_MARGIN_MS = 300;
-
-export function verifyShopifyHmac(rawBody: Buffer, header: string | undefined, secret: string): boolean {
-  if (!header || rawBody.length === 0) return false;
-  const expected = createHmac('sha256', secret).update(rawBody).digest();
-  const given = Buffer.from(header, 'base64');
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 export function ratesCallbackRoute(ctx: AppContext, opts: { cache?: QuoteCache; isOpen?: SameDayOpen } = {}) {
   const deps = { cache: opts.cache ?? new QuoteCache({ now: ctx.now }), isOpen: opts.isOpen ?? windowsOpen };

@@ -26,11 +26,17 @@ export function planSupport(plan: ShopPlan): PlanSupport {
 }
 
 export interface SetupProblem {
-  code: 'missing_scope' | 'plan' | 'plan_unknown' | 'no_pickup_store' | 'create_refused';
+  code: 'missing_scope' | 'plan' | 'plan_unknown' | 'no_pickup_store' | 'create_refused' | 'no_quote_phone';
   message: string;
 }
 
-export function setupProblems(s: { scopes: string[]; plan: ShopPlan; pickupStoreId: string | null; createRefusal?: string | null }): SetupProblem[] {
+export function setupProblems(s: {
+  scopes: string[];
+  plan: ShopPlan;
+  pickupStoreId: string | null;
+  createRefusal?: string | null;
+  rates: Pick<Settings['rates'], 'enabled' | 'quotePhone'>;
+}): SetupProblem[] {
   const out: SetupProblem[] = [];
   if (!s.scopes.includes(RATES_SCOPE)) {
     out.push({ code: 'missing_scope', message: `The app was not granted ${RATES_SCOPE}: approve the app's updated permissions in Shopify, then sync again` });
@@ -42,6 +48,10 @@ export function setupProblems(s: { scopes: string[]; plan: ShopPlan; pickupStore
   }
   if (s.createRefusal) out.push({ code: 'create_refused', message: `Shopify refused the carrier service: ${s.createRefusal}` });
   if (!s.pickupStoreId) out.push({ code: 'no_pickup_store', message: 'Set a pickup store for the active courier environment: quotes need one' });
+  // The quote's drop-off phone is the buyer's, else the location's, else this setting (request.ts quoteBody).
+  if (s.rates.enabled && !s.rates.quotePhone) {
+    out.push({ code: 'no_quote_phone', message: 'Set a phone for checkout quotes ("Phone for checkout quotes" below): Shopify\'s rate requests often have no phone, and the courier needs one to quote. Without it, such a checkout gets the fallback rate or none.' });
+  }
   return out;
 }
 

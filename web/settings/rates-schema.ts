@@ -1,15 +1,14 @@
 // The `rates` settings section: the checkout rate's rules (web/rates/pricing.ts applies them).
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
+import { toE164 } from '../phone/phone.ts';
 
 export const ROUNDINGS = ['none', 'up_whole', 'nearest_whole', 'up_99'] as const;
 export type Rounding = (typeof ROUNDINGS)[number];
 
 const amount = z.string().trim().regex(/^\d{1,9}(\.\d{1,2})?$/, 'expected an amount like 150 or 149.99');
-// normalisePhone's check (web/dispatch/mapping.ts imports settings, so reusing it here would be a cycle);
-// with no default region, only an international number (+ and country code) parses.
+// With no default region, only an international number (+ and country code) parses.
 const internationalPhone = z.string().trim().max(32, 'must be at most 32 characters')
-  .refine((v) => !!parsePhoneNumberFromString(v)?.isValid(), 'expected a phone number in international format, like +27 11 555 0100');
+  .refine((v) => toE164(v) !== null, 'expected a phone number in international format, like +27 11 555 0100');
 const coordinate = (max: number) => z.number().finite().min(-max).max(max).nullable().default(null);
 
 export const RatesSettingsSchema = z.object({

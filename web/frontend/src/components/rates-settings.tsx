@@ -9,6 +9,8 @@ import type { RatesStatus, Settings } from '../types.ts';
 type Rates = Settings['rates'];
 type Form = Record<'serviceName' | 'serviceCode' | 'markupPercent' | 'fixedFee' | 'freeAbove' | 'maxDistanceKm' | 'fallbackRate' | 'timeoutMs' | 'pickupLatitude' | 'pickupLongitude' | 'quotePhone', string> & { enabled: boolean; rounding: Rates['rounding'] };
 
+// Rates still work with these; the rest stop them.
+const WARNINGS = new Set<RatesStatus['problems'][number]['code']>(['plan_unknown', 'no_quote_phone']);
 const str = (v: string | number | null) => (v === null ? '' : String(v));
 const num = (v: string) => (v.trim() === '' ? null : Number(v));
 
@@ -62,7 +64,7 @@ export function RatesSettings({ rates }: { rates: Rates }) {
     <s-section heading="Same-day price at checkout">
       <s-stack gap="base">
         {status.error && <s-banner tone="critical">{status.error}</s-banner>}
-        {st && st.problems.map((p) => <s-banner key={p.code} tone={p.code === 'plan_unknown' ? 'warning' : 'critical'}>{p.message}</s-banner>)}
+        {st && st.problems.map((p) => <s-banner key={p.code} tone={WARNINGS.has(p.code) ? 'warning' : 'critical'}>{p.message}</s-banner>)}
         {st && (
           <s-text color="subdued">
             {st.carrierService ? `Registered with Shopify as "${st.carrierService.name}" (${st.carrierService.active ? 'active' : 'inactive'}).` : 'Not registered with Shopify yet.'} Plan: {st.plan.name}.
