@@ -4,7 +4,7 @@
 import type { Stack } from './stack.ts';
 import { shopDomain } from './merchant.ts';
 
-export const DEMO_RATE_RULES = { enabled: true, markupPercent: '10', fixedFee: '5', rounding: 'up_99', maxDistanceKm: 40, fallbackRate: '99' };
+export const DEMO_RATE_RULES = { enabled: true, markupPercent: '10', fixedFee: '5', rounding: 'up_99', maxDistanceKm: 40, fallbackRate: '99', quotePhone: '+27 11 555 0100' };
 
 /** The admin API as the embedded page calls it: a fresh App Bridge session token per call. */
 export async function adminCall<T = any>(stack: Stack, shop: string, method: 'GET' | 'PUT' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
