@@ -16,6 +16,7 @@ import { shopifyWebhookRoute, type TopicHandler, type TopicHandlers } from './sh
 import type { CachingSessionStorage } from './db/session-storage.ts';
 import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './shopify/lifecycle.ts';
 import { trackingRoutes } from './tracking/route.ts';
+import { shopTimeZone } from './admin/services/shop-time-zone.ts';
 import { RATES_CALLBACK_PATH, ratesCallbackRoute } from './rates/route.ts';
 
 export interface AppServices {
@@ -45,8 +46,9 @@ export function shopifyTopicHandlers(queue: JobQueue, forgetSessions: (shop: str
 export function buildApp(s: AppServices): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
   const { ctx } = s;
+  // req.ip is what the rate limits key on: only configured proxies may set it (TRUST_PROXY).
+  app.set('trust proxy', ctx.config.trustProxy);
   app.use(requestContext(ctx.log));
   app.use(healthRoutes(s.readiness));
 
@@ -65,7 +67,8 @@ export function buildApp(s: AppServices): Express {
   });
 
   // The customer's public tracking page sends its own strict CSP (not the embedded admin's).
-  app.use(trackingRoutes(ctx));
+  // Its times are on the shop's clock: the admin's cached Shop.ianaTimezone (UTC when unknown).
+  app.use(trackingRoutes(ctx, { shopTimeZone: async (domain) => (await shopTimeZone(ctx, domain)).timeZone }));
   app.use(s.shopify.cspHeaders());
   mountAdmin(app, { ctx, shopify: s.shopify });
 

@@ -1,6 +1,7 @@
 // The customer tracking page end to end: the sandbox courier delivers, the shop
 // simulator (Shopify) receives fulfillmentCreate with the page as tracking URL,
 // and the app serves /track/<token> over real HTTP. SQLite and PostgreSQL.
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseDeliveryPersonalData } from '../../web/privacy/erase.ts';
 import { updateSettings } from '../../web/settings/store.ts';
@@ -11,7 +12,8 @@ import { connectCourierAccount, deliveryOf, installShop, placeOrder, startScenar
 // Each test has its own shop; the courier's settings are never changed, so no reset between tests.
 let s: Scenario;
 beforeAll(async () => {
-  s = await startScenario({ sandbox: { webhooksEnabled: true } });
+  // The only trusted proxy is 127.0.0.2 (any other 127.x peer is a client speaking for itself).
+  s = await startScenario({ sandbox: { webhooksEnabled: true }, env: { TRUST_PROXY: '127.0.0.2' } });
 });
 afterAll(() => s?.close());
 
@@ -33,6 +35,20 @@ const page = async (path: string) => {
   return { status: r.status, headers: r.headers, body: await r.text() };
 };
 const pathOf = (url: string) => new URL(url).pathname;
+
+/** GET from a chosen local address: 127.0.0.0/8 is all loopback, so each is a different peer. */
+function getFrom(localAddress: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${s.app.url}${path}`, { localAddress, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 // What must never be on the page: the rest of the address, the contact details, the ids.
 const PRIVATE = ['Nkosi', '12 Rivonia Road', 'Sandhurst', '2196', '555', 'thandi.nkosi@example.co.za'];
@@ -70,6 +86,11 @@ describe('GET /track/:token', () => {
     for (const label of ['Order received', 'Driver assigned', 'Picked up', 'On the way', 'Out for delivery', 'Delivered', 'Swift Couriers', 'Sandton', 'Hi Thandi', 'Last update']) expect(r.body).toContain(label);
     for (const p of PRIVATE) expect(r.body).not.toContain(p);
     expect(r.body).not.toMatch(/<script|<link|<img|src=/);
+    // Times on the shop's clock: the simulated shop is in Africa/Johannesburg (UTC+2, no summer time).
+    const times = [...r.body.matchAll(/<time datetime="([^"]+)">([^<]+)<\/time>/g)];
+    expect(times.length).toBeGreaterThan(5);
+    for (const [, iso, shown] of times) expect(shown).toBe(new Date(Date.parse(iso!) + 2 * 3_600_000).toISOString().slice(11, 16));
+    expect(r.body).toContain('Times are Africa/Johannesburg time.');
     // The token is a credential: the access log masks it.
     const token = pathOf(fulfillment.trackingInfo.url!).split('/').pop()!;
     await waitFor(async () => s.app.logs.some((l) => l.includes('"path":"/track/<token>"')), 'the access log line');
@@ -119,5 +140,33 @@ describe('GET /track/:token', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatch(/<h1>Delivered<\/h1>/);
     for (const text of ['Sandton', 'Thandi', 'Delivering to', ...PRIVATE]) expect(r.body).not.toContain(text);
+  });
+});
+
+// Last: it uses up its clients' allowance for the minute.
+describe('rate limit on /track/*: 60 a minute per client IP', () => {
+  const path = '/track/not-a-token';
+
+  it('the 61st request answers 429 with Retry-After and a page saying to try again; a spoofed X-Forwarded-For from an untrusted peer changes nothing', async () => {
+    // Each from a different forwarded address: if the header were believed, no client would reach the limit.
+    for (let i = 0; i < 60; i++) expect((await getFrom('127.0.0.3', path, { 'X-Forwarded-For': `203.0.113.${i}` })).status).toBe(404);
+    const r = await getFrom('127.0.0.3', path, { 'X-Forwarded-For': '198.51.100.99' });
+    expect(r.status).toBe(429);
+    expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(r.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(r.headers['ratelimit-policy']).toBe('60;w=60');
+    expect(r.headers['content-type']).toMatch(/^text\/html/);
+    expect(r.headers['content-security-policy']).toMatch(/^default-src 'none'/);
+    expect(r.body).toContain('Please try again in a minute.');
+    // Another client is not limited.
+    expect((await getFrom('127.0.0.4', path)).status).toBe(404);
+  });
+
+  it('behind the trusted proxy, each forwarded client has its own allowance', async () => {
+    for (let i = 0; i < 60; i++) expect((await getFrom('127.0.0.2', path, { 'X-Forwarded-For': '198.51.100.7' })).status).toBe(404);
+    expect((await getFrom('127.0.0.2', path, { 'X-Forwarded-For': '198.51.100.7' })).status).toBe(429);
+    // The same proxy, another customer: not limited. Only the proxy's own hop is believed, not what the client wrote before it.
+    expect((await getFrom('127.0.0.2', path, { 'X-Forwarded-For': '198.51.100.8' })).status).toBe(404);
+    expect((await getFrom('127.0.0.2', path, { 'X-Forwarded-For': '198.51.100.7, 198.51.100.9' })).status).toBe(404);
   });
 });

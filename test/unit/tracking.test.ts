@@ -4,8 +4,9 @@ import { courierStatusLabel, customerSteps, deliveryStatusLabel, headline, type 
 import { endedAt, isLinkExpired } from '../../web/tracking/expiry.ts';
 import { isTrackingToken, newTrackingToken, trackingPageUrl } from '../../web/tracking/token.ts';
 import { trackingView } from '../../web/tracking/view.ts';
-import { ago, TRACKING_CSP, trackingPage, unavailablePage } from '../../web/tracking/page.ts';
+import { ago, clockTime, TRACKING_CSP, trackingPage, unavailablePage } from '../../web/tracking/page.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../web/lifecycle/machine.ts';
+import { boundedZoneLookup } from '../../web/tracking/time-zone.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const at = (min: number) => new Date(T0 + min * 60_000);
@@ -128,7 +129,7 @@ describe('trackingView and the page', () => {
     status: 'IN_PROGRESS' as DeliveryStatus, createdAt: at(0), generation: 1, orderName: '#1001', redactedAt: null as Date | null,
     shippingAddress: () => ({ first_name: 'Anna <b>', city: 'Surry Hills', address1: '1 Secret St', last_name: 'Lastname', phone: '+61400000000' }),
   };
-  const opts = { courierName: 'Swift', shopName: 'demo', final: false };
+  const opts = { courierName: 'Swift', shopName: 'demo', final: false, timeZone: 'UTC' };
 
   it('shows first name, suburb, courier, last update and the steps', () => {
     const v = trackingView(delivery, [row('picked_up', 30)], opts);
@@ -136,7 +137,8 @@ describe('trackingView and the page', () => {
     const html = trackingPage(v, T0 + 45 * 60_000);
     expect(html).toContain('Surry Hills');
     expect(html).toContain('Hi Anna &#60;b&#62;');
-    expect(html).toContain('15 min ago');
+    expect(html).toContain('<time datetime="2026-11-20T10:30:00.000Z">10:30</time> · 15 min ago');
+    expect(html).toContain('Times are in UTC.');
     expect(html).toContain('<meta name="robots" content="noindex,nofollow">');
     for (const secret of ['1 Secret St', 'Lastname', '+61400000000']) expect(html).not.toContain(secret);
   });
@@ -158,5 +160,69 @@ describe('trackingView and the page', () => {
 
   it.each([[0, 'just now'], [59, 'just now'], [60, '1 min ago'], [3600, '1 h ago'], [86_400, '1 day ago'], [3 * 86_400, '3 days ago']])('ago(%i s) = %s', (s, text) => {
     expect(ago(at(0), T0 + s * 1000)).toBe(text);
+  });
+
+  it('shows the times on the shop\'s clock, naming its zone', () => {
+    const v = trackingView(delivery, [row('picked_up', 30)], { ...opts, timeZone: 'Australia/Sydney' });
+    const html = trackingPage(v, T0 + 45 * 60_000);
+    // 10:30 UTC on 20 Nov is 21:30 in Sydney (AEDT, UTC+11).
+    expect(html).toContain('<time datetime="2026-11-20T10:30:00.000Z">21:30</time> · 15 min ago');
+    expect(html).toContain('Times are Australia/Sydney time.');
+  });
+
+  it('the busy page says to try again later', () => {
+    expect(unavailablePage('too_many')).toContain('Please try again in a minute.');
+  });
+});
+
+describe('clockTime: the shop\'s wall clock', () => {
+  const z = (iso: string) => new Date(iso);
+  it.each<[string, string, string, string, string]>([
+    ['same local day: the time alone', '2026-11-23T12:05:00Z', '2026-11-23T12:17:00Z', 'Africa/Johannesburg', '14:05'],
+    ['an earlier local day: weekday, date and time', '2026-11-20T12:05:00Z', '2026-11-23T12:17:00Z', 'Africa/Johannesburg', 'Fri 20 Nov, 14:05'],
+    ['midnight is 00, not 24', '2026-11-22T22:00:00Z', '2026-11-22T23:00:00Z', 'Africa/Johannesburg', '00:00'],
+    ['same UTC day, but yesterday in the zone', '2026-11-23T10:00:00Z', '2026-11-23T12:00:00Z', 'Pacific/Auckland', 'Mon 23 Nov, 23:00'],
+    ['same local day that is two UTC days', '2026-11-22T23:30:00Z', '2026-11-23T00:30:00Z', 'America/New_York', '18:30'],
+    ['UTC fallback', '2026-11-23T09:04:00Z', '2026-11-23T12:00:00Z', 'UTC', '09:04'],
+    ['New York, summer time (EDT, UTC-4)', '2026-11-01T05:30:00Z', '2026-11-01T07:00:00Z', 'America/New_York', '01:30'],
+    ['New York, the same 01:30 again an hour later (EST, UTC-5)', '2026-11-01T06:30:00Z', '2026-11-01T07:00:00Z', 'America/New_York', '01:30'],
+    ['New York, the last minute before clocks go forward', '2026-03-08T06:59:00Z', '2026-03-08T08:00:00Z', 'America/New_York', '01:59'],
+    ['New York, the next minute is 03:00', '2026-03-08T07:00:00Z', '2026-03-08T08:00:00Z', 'America/New_York', '03:00'],
+    ['Sydney, 01:30 on the morning clocks go forward (AEST, UTC+10), seen the next day', '2026-10-03T15:30:00Z', '2026-10-04T15:30:00Z', 'Australia/Sydney', 'Sun 4 Oct, 01:30'],
+    ['Sydney, a day later after the change (AEDT, UTC+11)', '2026-10-04T15:30:00Z', '2026-10-04T16:00:00Z', 'Australia/Sydney', '02:30'],
+    ['a year earlier shows the date, not "today"', '2025-11-23T12:05:00Z', '2026-11-23T12:17:00Z', 'UTC', 'Sun 23 Nov, 12:05'],
+  ])('%s', (_name, at_, now, zone, expected) => {
+    expect(clockTime(z(at_), z(now).getTime(), zone)).toBe(expected);
+  });
+});
+
+describe('boundedZoneLookup: the page does not wait on a slow Shopify', () => {
+  // A stand-in for the Shopify lookup whose answer the test releases by hand.
+  function slowShopify() {
+    let release!: (zone: string) => void;
+    let calls = 0;
+    const answer = new Promise<string>((r) => (release = r));
+    const lookup = (_domain: string) => {
+      calls++;
+      return answer;
+    };
+    return { lookup, release, calls: () => calls };
+  }
+
+  it('UTC while Shopify has not answered; its zone once it has; one question at a time', async () => {
+    const shopify = slowShopify();
+    const zoneOf = boundedZoneLookup(shopify.lookup, 5);
+    expect(await zoneOf('slow.myshopify.com')).toBe('UTC');
+    expect(await zoneOf('slow.myshopify.com')).toBe('UTC');
+    expect(shopify.calls()).toBe(1);
+    shopify.release('Europe/Berlin');
+    expect(await zoneOf('slow.myshopify.com')).toBe('Europe/Berlin');
+  });
+
+  it('an answer in time is used at once; a failed lookup is UTC', async () => {
+    const shopify = slowShopify();
+    shopify.release('America/Chicago');
+    expect(await boundedZoneLookup(shopify.lookup, 60_000)('quick.myshopify.com')).toBe('America/Chicago');
+    expect(await boundedZoneLookup(() => Promise.reject(new Error('Shopify down')), 60_000)('down.myshopify.com')).toBe('UTC');
   });
 });

@@ -1,6 +1,7 @@
 // The app's configuration: one zod schema over the environment, parsed once at
 // start-up. Anything missing or invalid stops start-up with one line per problem,
 // every problem at once, each naming the variable (see formatConfigErrors), never a stack trace.
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '../db/url.ts';
 import { geocoderConfig, type GeocoderConfig } from '../geocoding/config.ts';
@@ -16,6 +17,24 @@ const DEV_API_SECRET = 'dev-api-secret-not-for-production';
 const key32 = z.string().refine((v) => decodeKey(v) !== null, {
   message: 'expected 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)',
 });
+
+/** Private-network proxies only: a platform load balancer, never a client on the internet. */
+export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+const TRUST_PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * Express's 'trust proxy', safe subset: a hop count, or which peers may set X-Forwarded-For
+ * (Express's preset names, IPs, CIDRs). Never `true`: any client could then choose req.ip.
+ * Null when invalid. Strict dotted IPv4 only: "10" is a hop count, not the address 0.0.0.10.
+ */
+export function parseTrustProxy(text: string): number | string[] | null {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return Number.isSafeInteger(Number(t)) ? Number(t) : null;
+  const list = t.split(',').map((s) => s.trim());
+  const ok = (s: string) =>
+    TRUST_PROXY_PRESETS.includes(s) || ipaddr.IPv4.isValidFourPartDecimal(s) || ipaddr.IPv4.isValidCIDRFourPartDecimal(s) || ipaddr.IPv6.isValid(s) || ipaddr.IPv6.isValidCIDR(s);
+  return list.every(ok) ? list : null;
+}
 
 const schema = z
   .object({
@@ -45,6 +64,10 @@ const schema = z
         message: 'expected a comma-separated list of earlier 32-byte keys (hex or base64)',
       })
       .optional(),
+    // Which peers may set X-Forwarded-For, i.e. the client IP the rate limits see (parseTrustProxy).
+    TRUST_PROXY: z.string().default(DEFAULT_TRUST_PROXY).refine((v) => parseTrustProxy(v) !== null, {
+      message: 'expected a number of proxy hops (0 = none) or a comma-separated list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges',
+    }),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // Where merchants' webhook URLs point; defaults to SHOPIFY_APP_URL.
     PUBLIC_WEBHOOK_BASE_URL: z.url({ error: 'expected an http(s) URL' }).optional(),
@@ -100,6 +123,8 @@ export interface AppConfig {
   /** Current key first, then earlier keys accepted for decryption only. */
   encryptionKeys: Buffer[] | null;
   logLevel: RawEnv['LOG_LEVEL'];
+  /** Express's 'trust proxy' setting (TRUST_PROXY). */
+  trustProxy: number | string[];
   publicWebhookBaseUrl: string;
   courierBaseUrls: { test: string; live: string | null };
   /** Development only (refused in production): where *.myshopify.com Admin traffic goes instead. */
@@ -144,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: e.DATABASE_URL,
     encryptionKeys: keys,
     logLevel: e.LOG_LEVEL,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     publicWebhookBaseUrl: (e.PUBLIC_WEBHOOK_BASE_URL ?? appUrl).replace(/\/+$/, ''),
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
     personalDataRetentionDays: e.PERSONAL_DATA_RETENTION_DAYS,

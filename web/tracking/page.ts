@@ -31,6 +31,26 @@ export function ago(at: Date, now: number): string {
   return `${days} day${days === 1 ? '' : 's'} ago`;
 }
 
+// One formatter per zone: building one costs far more than formatting with it.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function partsIn(timeZone: string, d: Date): Record<string, string> {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    // en-US parts assembled by hand: the same words in every ICU; h23 so midnight is 00, not 24.
+    f = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    formatters.set(timeZone, f);
+  }
+  return Object.fromEntries(f.formatToParts(d).map((p) => [p.type, p.value]));
+}
+
+/** The wall-clock time in the shop's zone: "14:05" on the same local day as now, else "Mon 23 Nov, 14:05". */
+export function clockTime(at: Date, now: number, timeZone: string): string {
+  const a = partsIn(timeZone, at);
+  const n = partsIn(timeZone, new Date(now));
+  const time = `${a.hour}:${a.minute}`;
+  return a.year === n.year && a.month === n.month && a.day === n.day ? time : `${a.weekday} ${a.day} ${a.month}, ${time}`;
+}
+
 function layout(title: string, body: string, refreshSeconds?: number): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
@@ -42,7 +62,8 @@ ${refreshSeconds ? `<meta http-equiv="refresh" content="${refreshSeconds}">` : '
 }
 
 export function trackingPage(v: TrackingView, now: number): string {
-  const time = (d: Date) => `<time datetime="${d.toISOString()}">${ago(d, now)}</time>`;
+  // The shop's clock (the customer is nearby), and how long ago: the page refreshes every minute.
+  const time = (d: Date) => `<time datetime="${d.toISOString()}">${clockTime(d, now, v.timeZone)}</time> · ${ago(d, now)}`;
   const steps = v.steps
     .map((s, i) => `<li${i === v.steps.length - 1 ? ' class="now"' : ''}><span class="label">${escape(s.label)}</span><span class="when">${time(s.at)}</span></li>`)
     .reverse()
@@ -57,15 +78,18 @@ export function trackingPage(v: TrackingView, now: number): string {
 <h1>${escape(v.headline)}</h1><p class="meta">${greeting} is where your same-day delivery is.</p></section>
 <section class="card"><dl class="meta">${meta}</dl></section>
 <section class="card" aria-label="Delivery progress"><ol>${steps}</ol></section>
-<p class="foot">${v.final ? 'This delivery is complete.' : 'This page refreshes every minute.'}</p>`;
+<p class="foot">${v.final ? 'This delivery is complete.' : 'This page refreshes every minute.'} Times are ${v.timeZone === 'UTC' ? 'in UTC' : `${escape(v.timeZone)} time`}.</p>`;
   return layout(`${v.headline} · ${v.shopName}`, body, v.final ? undefined : 60);
 }
 
-/** One page for an unknown, malformed and expired link alike, apart from the wording. */
-export function unavailablePage(kind: 'expired' | 'not_found'): string {
-  const [title, text] =
-    kind === 'expired'
-      ? ['This tracking link has expired', 'Tracking links stop working some days after the delivery. The shop can help with any question about your order.']
-      : ['Tracking page not found', 'Check the link in your shipping email, or contact the shop.'];
+const UNAVAILABLE = {
+  expired: ['This tracking link has expired', 'Tracking links stop working some days after the delivery. The shop can help with any question about your order.'],
+  not_found: ['Tracking page not found', 'Check the link in your shipping email, or contact the shop.'],
+  too_many: ['Too many requests', 'This page was asked for too often from your network. Please try again in a minute.'],
+} as const;
+
+/** One page for an unknown, malformed and expired link (and a rate-limited request) alike, apart from the wording. */
+export function unavailablePage(kind: keyof typeof UNAVAILABLE): string {
+  const [title, text] = UNAVAILABLE[kind];
   return layout(title, `<section class="card"><h1>${title}</h1><p class="meta">${text}</p></section>`);
 }

@@ -1,7 +1,9 @@
 // GET /track/:token, the customer's public tracking page. No session, no
 // cookies; never indexed, never framed, nothing external. Unknown, malformed
 // and expired links get the same page shape (404 / 410) with no delivery data.
+// Rate-limited per client IP (req.ip, which TRUST_PROXY decides) against load and scraping.
 import { Router, type Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
 import type { AppContext } from '../context.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { readOrderJson } from '../db/json-columns.ts';
@@ -12,6 +14,13 @@ import { TRACKING_CSP, trackingPage, unavailablePage } from './page.ts';
 import { findTracked } from './store.ts';
 import { isTrackingToken, TRACKING_PATH } from './token.ts';
 import { trackingView } from './view.ts';
+import { boundedZoneLookup, type ZoneLookup } from './time-zone.ts';
+
+/**
+ * Per client IP, per process (memory store). A customer refreshing by hand, or the page's
+ * own refresh every minute in a few tabs, stays far below; a scraper does not.
+ */
+export const TRACKING_RATE_LIMIT = { limit: 60, windowMs: 60_000 };
 
 function send(res: Response, status: number, html: string): void {
   // The token is the credential: never in the access log. Unknown and expired links are routine, not warnings.
@@ -41,8 +50,20 @@ function addressOf(d: { orderJson: string }) {
   }
 }
 
-export function trackingRoutes(ctx: Pick<AppContext, 'db' | 'now'>): Router {
+export function trackingRoutes(ctx: Pick<AppContext, 'db' | 'now' | 'log'>, opts: { shopTimeZone: ZoneLookup }): Router {
   const router = Router();
+  const zoneOf = boundedZoneLookup(opts.shopTimeZone);
+  router.use(
+    TRACKING_PATH,
+    rateLimit({
+      ...TRACKING_RATE_LIMIT,
+      // RateLimit and RateLimit-Policy headers; Retry-After on the 429.
+      standardHeaders: 'draft-7',
+      legacyHeaders: false,
+      logger: ctx.log,
+      handler: (_req, res) => send(res, 429, unavailablePage('too_many')),
+    }),
+  );
   router.get(`${TRACKING_PATH}/:token`, async (req, res, next) => {
     try {
       const token = req.params.token;
@@ -57,7 +78,12 @@ export function trackingRoutes(ctx: Pick<AppContext, 'db' | 'now'>): Router {
       const view = trackingView(
         { ...d, status, shippingAddress: () => addressOf(d) },
         d.events,
-        { courierName: settings.fulfillment.courierName, shopName: d.shop.domain.replace(/\.myshopify\.com$/, ''), final: FINAL_STATUSES.includes(status) },
+        {
+          courierName: settings.fulfillment.courierName,
+          shopName: d.shop.domain.replace(/\.myshopify\.com$/, ''),
+          final: FINAL_STATUSES.includes(status),
+          timeZone: await zoneOf(d.shop.domain),
+        },
       );
       send(res, 200, trackingPage(view, now));
     } catch (e) {

@@ -14,6 +14,8 @@ export interface TrackingView {
   shopName: string;
   orderName: string | null;
   final: boolean;
+  /** IANA zone the times are shown in: the shop's, or UTC when unknown. */
+  timeZone: string;
 }
 
 export interface TrackedDelivery {
@@ -26,7 +28,7 @@ export interface TrackedDelivery {
   shippingAddress: () => { first_name?: string | null; city?: string | null } | null | undefined;
 }
 
-export function trackingView(d: TrackedDelivery, rows: TimelineRow[], opts: { courierName: string; shopName: string; final: boolean }): TrackingView {
+export function trackingView(d: TrackedDelivery, rows: TimelineRow[], opts: { courierName: string; shopName: string; final: boolean; timeZone: string }): TrackingView {
   const steps = customerSteps(d, rows);
   const address = d.redactedAt ? null : d.shippingAddress();
   return {
@@ -39,5 +41,6 @@ export function trackingView(d: TrackedDelivery, rows: TimelineRow[], opts: { co
     shopName: opts.shopName,
     orderName: d.orderName,
     final: opts.final,
+    timeZone: opts.timeZone,
   };
 }
