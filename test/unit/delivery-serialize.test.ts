@@ -120,16 +120,19 @@ describe('parseCreateOrderBody', () => {
   });
 
   it.each([
-    ['not JSON', '{', ''],
-    ['an array', '[]', ''],
-    ['amount as a string on the wire', serializeCreateOrder(SHORT_SAMPLE).replace('"amount":250.00', '"amount":"250.00"'), 'amount'],
-    ['weight as a string on the wire', serializeCreateOrder(SHORT_SAMPLE).replace('"weightKg":1.5', '"weightKg":"1.5"'), 'package.weightKg'],
-    ['amount in exponent form', serializeCreateOrder(SHORT_SAMPLE).replace('"amount":250.00', '"amount":2.5e2'), 'amount'],
-    ['missing longitude', serializeCreateOrder(SHORT_SAMPLE).replace(',"longitude":28.0317', ''), 'dropoff.longitude'],
-  ])('rejects %s', (_name, body, field) => {
+    // [name, body, field, message]
+    ['not JSON', '{', '', /^body is not valid JSON$/],
+    ['an array', '[]', '', /^body is not a JSON object$/],
+    ['JSON null', 'null', '', /^body is not a JSON object$/],
+    ['a JSON string', '"ORDER-1001"', '', /^body is not a JSON object$/],
+    ['amount as a string on the wire', serializeCreateOrder(SHORT_SAMPLE).replace('"amount":250.00', '"amount":"250.00"'), 'amount', /must be a JSON number/],
+    ['weight as a string on the wire', serializeCreateOrder(SHORT_SAMPLE).replace('"weightKg":1.5', '"weightKg":"1.5"'), 'package.weightKg', /must be a JSON number/],
+    ['amount in exponent form', serializeCreateOrder(SHORT_SAMPLE).replace('"amount":250.00', '"amount":2.5e2'), 'amount', /decimal string/],
+    ['missing longitude', serializeCreateOrder(SHORT_SAMPLE).replace(',"longitude":28.0317', ''), 'dropoff.longitude', /dropoff\.longitude is required/],
+    ['metadata as a list', serializeCreateOrder(SHORT_SAMPLE).replace('"currency":"ZAR"', '"currency":"ZAR","metadata":["c-1"]'), 'metadata', /^metadata: /],
+  ])('rejects %s', (_name, body, field, message) => {
     const r = parseCreateOrderBody(body);
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.field).toBe(field);
+    expect(r).toMatchObject({ ok: false, field, message: expect.stringMatching(message) });
   });
 });
 
