@@ -71,8 +71,8 @@ function same(f: AddressField, a: Address, b: Address): boolean {
   return norm(a[f]) === norm(b[f]);
 }
 
-/** Case and spacing are not changes. */
-const norm = (v: string | null | undefined) => (v ?? '').normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
+/** Case and spacing are not changes. ß folds to ss as in Unicode case folding ("Straße" = "STRASSE"). */
+const norm = (v: string | null | undefined) => (v ?? '').normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase().replace(/ß/g, 'ss');
 
 function staleOverrides(changed: ChangedField[], overrides: Overrides): Array<keyof Overrides> {
   const has = (f: string) => changed.includes(f as ChangedField) || changed.includes('shipping_address');
