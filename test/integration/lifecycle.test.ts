@@ -22,6 +22,17 @@ async function skippedDelivery(shop: string, changes: Record<string, unknown> = 
 const timeline = (id: string) => s.app.db.deliveryEvent.findMany({ where: { deliveryId: id }, orderBy: { receivedAt: 'asc' } });
 
 describe('one conditional update per transition', () => {
+  it('the intake writes a new delivery with its timeline: the order paid, and why it was skipped', async () => {
+    const { delivery } = await skippedDelivery('lc-intake-timeline.myshopify.com');
+    const lines = await timeline(delivery.id);
+    expect(lines).toHaveLength(2);
+    expect(lines).toEqual(expect.arrayContaining([
+      expect.objectContaining({ kind: 'received', source: 'shopify', message: `Order ${delivery.orderName} paid`, generation: 1 }),
+      expect.objectContaining({ kind: 'skipped', source: 'app', message: delivery.reason, generation: 1 }),
+    ]));
+    expect(lines[0]!.occurredAt).toEqual(lines[1]!.occurredAt);
+  });
+
   it('writes the status, its fields and the timeline entry together', async () => {
     const { delivery } = await skippedDelivery('lc-apply.myshopify.com');
     const r = await s.app.db.$transaction((tx) =>

@@ -52,4 +52,21 @@ describe('settings', () => {
     expect(parseStoredSettings(null)).toEqual(DEFAULT_SETTINGS);
     expect(parseStoredSettings('{"autoDispatch":true}').autoDispatch).toBe(true);
   });
+
+  it('parses each stored text on its own: a changed document is never answered from an earlier one', () => {
+    const on = '{"autoDispatch":true,"package":{"category":"fragile"}}';
+    const off = '{"autoDispatch":false}';
+    expect(parseStoredSettings(on)).toMatchObject({ autoDispatch: true, package: { category: 'fragile' } });
+    expect(parseStoredSettings(off)).toMatchObject({ autoDispatch: false, package: { category: 'standard' } });
+    expect(parseStoredSettings(on).autoDispatch).toBe(true);
+    expect(parseStoredSettings(` ${off}`).autoDispatch).toBe(false);
+  });
+
+  it('hands out settings no caller can change for the next one', () => {
+    const text = '{"eligibility":{"countries":["NA"]}}';
+    const first = parseStoredSettings(text);
+    expect(() => { (first as any).autoDispatch = true; }).toThrow(TypeError);
+    expect(() => { first.eligibility.countries.push('ZA'); }).toThrow(TypeError);
+    expect(parseStoredSettings(text)).toMatchObject({ autoDispatch: false, eligibility: { countries: ['NA'] } });
+  });
 });

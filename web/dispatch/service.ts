@@ -50,7 +50,9 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
     if (!order) return;
     // The hot path: keep the transaction to a few statements (it holds SQLite's single writer).
     // Only an installed shop books: never installed, uninstalled or redacted shops get no row and no booking.
-    const shopRow = await tx.shop.findUnique({ where: { domain: shop } });
+    // One raw read (a compiled findUnique costs several times more CPU); only these three columns are used.
+    const [shopRow] = await tx.$queryRaw<Array<{ id: string; uninstalledAt: unknown; settings: string }>>`
+      SELECT "id", "uninstalledAt", "settings" FROM "Shop" WHERE "domain" = ${shop}`;
     if (!shopRow || shopRow.uninstalledAt) {
       ignore(shopRow ? 'the app is uninstalled from this shop' : 'the app is not installed on this shop');
       return;
@@ -68,26 +70,30 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
     const settings = parseStoredSettings(shopRow.settings);
     const decision = decideEligibility(order, settings);
     const now = new Date();
-    const delivery = await createDelivery(tx, queue, decision.dispatch ? 'received' : 'received_skipped', (status) => tx.delivery.create({
-      data: {
-        shopId: shopRow.id,
-        shopifyOrderId,
-        orderName: order.name,
-        environment: settings.activeEnvironment,
-        status,
-        reasonCode: decision.dispatch ? null : decision.code,
-        reason: decision.dispatch ? null : decision.message,
-        orderJson: writeOrderJson(order),
-        customerId: order.customer?.id ?? null,
-        events: {
-          create: [
-            { kind: 'received', message: `Order ${order.name} paid`, source: 'shopify', occurredAt: now },
-            ...(decision.dispatch ? [] : [{ kind: 'skipped', message: decision.message, source: 'app', occurredAt: now }]),
-          ],
+    const delivery = await createDelivery(tx, queue, decision.dispatch ? 'received' : 'received_skipped', async (status) => {
+      const row = await tx.delivery.create({
+        data: {
+          shopId: shopRow.id,
+          shopifyOrderId,
+          orderName: order.name,
+          environment: settings.activeEnvironment,
+          status,
+          reasonCode: decision.dispatch ? null : decision.code,
+          reason: decision.dispatch ? null : decision.message,
+          orderJson: writeOrderJson(order),
+          customerId: order.customer?.id ?? null,
         },
-      },
-      select: { id: true },
-    }));
+        select: { id: true },
+      });
+      // The timeline in one createMany: nested in the create (`events: { create }`) the insert cost about twice the CPU.
+      await tx.deliveryEvent.createMany({
+        data: [
+          { deliveryId: row.id, kind: 'received', message: `Order ${order.name} paid`, source: 'shopify', occurredAt: now },
+          ...(decision.dispatch ? [] : [{ deliveryId: row.id, kind: 'skipped', message: decision.message, source: 'app', occurredAt: now }]),
+        ],
+      });
+      return row;
+    });
     if (decision.dispatch) {
       afterCommit(() => queue.notify());
       log.info({ deliveryId: delivery.id, orderName: order.name }, 'order queued for dispatch');

@@ -70,7 +70,7 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
   });
   if (!r.row) throw new Error(`delivery ${deliveryId} not found`);
   const applied = r.applied;
-  if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now } });
+  if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now }, select: { id: true } });
   // A read that reports the status we already hold is not news: no timeline line per reconcile pass.
   if (!applied && !earlier && input.source === 'reconcile' && !decision!.apply && decision!.why === 'duplicate') return false;
   await addEvent(tx, deliveryId, {

@@ -86,7 +86,8 @@ async function syncUnderLease(ctx: AppContext, deliveryId: string): Promise<void
     if (e instanceof ShopifyAdminError && !e.retryable) return shopifyAttention(ctx, deliveryId, e.message);
     throw e;
   } finally {
-    await ctx.db.delivery.update({ where: { id: deliveryId }, data: { syncLockedUntil: null } });
+    // `select: { id }` here and below: the full row would be read back and its protected fields decrypted for nothing.
+    await ctx.db.delivery.update({ where: { id: deliveryId }, data: { syncLockedUntil: null }, select: { id: true } });
   }
 }
 
@@ -123,13 +124,13 @@ async function syncDelivery(ctx: AppContext, d: Loaded, settings: Settings): Pro
       fulfillmentEvent: { fulfillmentId, status: e.event, happenedAt: e.happenedAt.toISOString(), message: `${settings.fulfillment.courierName}: ${e.courierStatus.replace(/_/g, ' ')}` },
     });
     throwOnUserErrors('fulfillmentEventCreate', data?.fulfillmentEventCreate);
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyRank: e.rank, syncLockedUntil: new Date(ctx.now() + LEASE_MS) } });
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyRank: e.rank, syncLockedUntil: new Date(ctx.now() + LEASE_MS) }, select: { id: true } });
     await addEvent(ctx.db, d.id, { kind: 'shopify_event', status: e.event, source: 'shopify', message: `Shopify fulfillment event ${e.event} (courier: ${e.courierStatus})` });
   }
   // The order metafield mirrors the courier status.
   if (d.courierStatus && d.courierStatus !== d.shopifyStatus) {
     await setOrderMetafields(ctx.admin, shop, orderGid, { status: d.courierStatus });
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyStatus: d.courierStatus } });
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyStatus: d.courierStatus }, select: { id: true } });
   }
 }
 
@@ -142,7 +143,7 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
   }
   const ours = state.fulfillments.find((f) => f.status !== 'CANCELLED' && f.trackingInfo.some((t) => t.number === d.dispatchJobId));
   if (ours) {
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: ours.id, fulfillmentGeneration: d.generation } });
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: ours.id, fulfillmentGeneration: d.generation }, select: { id: true } });
     await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Found the Shopify fulfillment already created for job ${d.dispatchJobId}` });
     return ours.id;
   }
@@ -175,7 +176,7 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
   });
   throwOnUserErrors('fulfillmentCreate', data?.fulfillmentCreate);
   const id: string = data.fulfillmentCreate.fulfillment.id;
-  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, fulfillmentGeneration: d.generation, syncLockedUntil: new Date(ctx.now() + LEASE_MS) } });
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, fulfillmentGeneration: d.generation, syncLockedUntil: new Date(ctx.now() + LEASE_MS) }, select: { id: true } });
   await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Shopify fulfillment created with tracking number ${d.dispatchJobId}` });
   return id;
 }
@@ -203,7 +204,7 @@ async function moveTracking(ctx: AppContext, d: Loaded, settings: Settings, orde
     return null;
   }
   const moved = async (id: string, message: string) => {
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, fulfillmentGeneration: d.generation, syncLockedUntil: new Date(ctx.now() + LEASE_MS) } });
+    await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, fulfillmentGeneration: d.generation, syncLockedUntil: new Date(ctx.now() + LEASE_MS) }, select: { id: true } });
     await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message });
     return id;
   };
@@ -227,7 +228,7 @@ async function moveTracking(ctx: AppContext, d: Loaded, settings: Settings, orde
     throwOnUserErrors('fulfillmentCancel', data?.fulfillmentCancel);
   }
   // Cleared before creating: a crash in between creates (or adopts) on the next run.
-  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: null, fulfillmentGeneration: null } });
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: null, fulfillmentGeneration: null }, select: { id: true } });
   await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `The earlier Shopify fulfillment could not take the new tracking (${refusal}); ${old && old.status !== 'CANCELLED' ? 'cancelled it and ' : ''}creating a new one` });
   return createFulfillment(ctx, d, settings, orderGid);
 }

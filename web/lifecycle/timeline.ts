@@ -29,5 +29,6 @@ export async function addEvent(tx: Tx, deliveryId: string, e: TimelineEntry): Pr
       ...(e.generation ? { generation: e.generation } : {}),
       occurredAt: e.occurredAt ?? new Date(),
     },
+    select: { id: true },
   });
 }

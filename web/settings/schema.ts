@@ -125,15 +125,40 @@ export class SettingsValidationError extends Error {
   }
 }
 
-/** Parses stored text; a corrupt document falls back to defaults rather than stopping dispatch decisions silently wrong. */
+/**
+ * Parses stored text; a corrupt document falls back to defaults rather than stopping dispatch decisions silently wrong.
+ * The intake and every job parse the same few documents again and again (a zod run each), so a result is
+ * kept per text, frozen: callers share it, as they already share DEFAULT_SETTINGS.
+ */
 export function parseStoredSettings(text: string | null | undefined): Settings {
+  const key = text || '{}';
+  const hit = parsedSettings.get(key);
+  if (hit) return hit;
+  const settings = deepFreeze(parseSettingsText(key));
+  if (parsedSettings.size >= PARSED_SETTINGS_MAX) parsedSettings.delete(parsedSettings.keys().next().value!);
+  parsedSettings.set(key, settings);
+  return settings;
+}
+
+const PARSED_SETTINGS_MAX = 256;
+const parsedSettings = new Map<string, Settings>();
+
+function parseSettingsText(text: string): Settings {
   try {
-    const r = SettingsSchema.safeParse(JSON.parse(text || '{}'));
+    const r = SettingsSchema.safeParse(JSON.parse(text));
     if (r.success) return r.data;
   } catch {
     /* fall through */
   }
   return DEFAULT_SETTINGS;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
 }
 
 /** Deep-merges a partial update onto current settings and validates the result. */
