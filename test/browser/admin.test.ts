@@ -5,7 +5,7 @@
 // goes through the real /api with real session tokens.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { ensureFrontendBuilt, launchBrowser, openAdmin, screenshot, type AdminPage } from '../support/admin-browser.ts';
+import { ensureFrontendBuilt, launchBrowser, openAdmin, screenshot, toastsShown, waitForToast, type AdminPage } from '../support/admin-browser.ts';
 import { TEST_API_KEY } from '../support/app.ts';
 import { placeOrder, SANDBOX_CLIENT, startScenario, waitForStatus, type Scenario, installShop, installSession } from '../support/scenario.ts';
 import { waitFor } from '../support/process.ts';
@@ -76,10 +76,7 @@ describe('onboarding', () => {
     await page.getByRole('button', { name: 'Test connection', exact: true }).click();
     await progress(2);
     await page.getByText('The courier issued a token for the saved credentials.', { exact: true }).waitFor();
-    expect(await page.evaluate(() => (globalThis as any).__standInToasts.map((t: { message: string; isError: boolean }) => [t.message, t.isError]))).toContainEqual([
-      'Test connection works',
-      false,
-    ]);
+    expect(await toastsShown(page)).toContainEqual(['Test connection works', false]);
 
     // 3. Pickup store.
     await page.getByRole('textbox', { name: 'Pickup store id', exact: true }).fill('store_sandbox_001');
@@ -91,7 +88,7 @@ describe('onboarding', () => {
     const webhookUrl = await urlField.inputValue();
     expect(webhookUrl).toMatch(/^https:\/\/app\.example\.test\/webhooks\/delivery\/ep_[\w-]+$/);
     await page.getByRole('button', { name: 'Copy webhook URL' }).click();
-    await page.getByText('Copied').first().waitFor();
+    await waitForToast(page, 'Copied'); // the toast, not its 5 s on screen
     expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(webhookUrl);
     const secret = 'whsec_ui_test_0123456789abcdef';
     await s.courier.setWebhook(SANDBOX_CLIENT.clientId, { url: reachable(webhookUrl), secret });
@@ -99,10 +96,12 @@ describe('onboarding', () => {
     await page.getByRole('button', { name: 'Save webhook secret' }).click();
     await progress(4);
 
-    // 5. Test webhook: sent by the sandbox, received and verified by the app.
+    // 5. Test webhook: sent by the sandbox, received and verified by the app. As in step 2, the
+    // result banner folds away with the step and the toast lasts 4 s: read the count, the detail, the toast given.
     await page.getByRole('button', { name: 'Send test webhook' }).click();
-    await page.getByText('Test webhook received and verified').first().waitFor({ timeout: 20_000 });
+    await waitForToast(page, 'Test webhook received and verified');
     await progress(5);
+    await page.getByText('A signed test webhook reached the app and verified.', { exact: true }).waitFor();
 
     // 6. Auto-dispatch.
     await page.getByRole('button', { name: 'Turn on auto-dispatch' }).click();
@@ -132,8 +131,9 @@ describe('onboarding', () => {
     // Now the checklist shows the live environment: its test webhook is still to do.
     await progress(6);
     await s.courier.setWebhook(SANDBOX_CLIENT.clientId, { url: reachable(liveUrl), secret });
+    const toastsBefore = (await toastsShown(page)).length;
     await page.getByRole('button', { name: 'Send test webhook' }).click();
-    await page.getByText('Test webhook received and verified').first().waitFor({ timeout: 20_000 });
+    await waitForToast(page, 'Test webhook received and verified', { after: toastsBefore });
     await progress(7);
     await page.getByText('You are all set').waitFor();
 
@@ -179,7 +179,7 @@ describe('deliveries', () => {
 
     await phone.fill('082 555 1234');
     await page.getByRole('button', { name: 'Save and retry' }).click();
-    await page.getByText('Corrected and queued again').waitFor();
+    await waitForToast(page, 'Corrected and queued again');
     // The page follows the dispatch job until the courier answers.
     const created = await waitForStatus(s.app, shop, orderId, 'CREATED');
     await page.getByText('Created', { exact: true }).first().waitFor({ timeout: 15_000 });
@@ -307,7 +307,7 @@ describe('settings', () => {
     await page.getByRole('textbox', { name: 'Destination countries' }).fill('ZA, NA');
     await page.getByRole('textbox', { name: 'Maximum delivery price' }).fill('150');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByText('Settings saved').waitFor();
+    await waitForToast(page, 'Settings saved');
     expect(await page.getByRole('alert').count()).toBe(0);
     const stored = await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop }, include: { environments: true } });
     expect(JSON.parse(stored.settings)).toMatchObject({ maxDeliveryPrice: '150', eligibility: { countries: ['ZA', 'NA'] } });
@@ -323,7 +323,7 @@ describe('settings', () => {
     await open('/settings');
     await page.getByLabel('Test webhook signing secret', { exact: true }).fill('whsec_rotated_in_the_browser_0001');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByText('Settings saved').waitFor();
+    await waitForToast(page, 'Settings saved');
     await page.getByText(/The previous webhook secret \(ends in cdef\) is still accepted for 2[34] h \d+ min\./).waitFor();
   }, 60_000);
 });

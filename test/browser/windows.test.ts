@@ -2,7 +2,7 @@
 // state and planned time in the list and on its page, Dispatch now sends it, and the
 // settings component saves a window and names the field of a bad value.
 import { describe, expect, it } from 'vitest';
-import { screenshot } from '../support/admin-browser.ts';
+import { screenshot, waitForToast } from '../support/admin-browser.ts';
 import { browserSuite } from '../support/browser-suite.ts';
 import { installShop, placeOrder, waitForStatus } from '../support/scenario.ts';
 import { parseStoredSettings } from '../../web/settings/schema.ts';
@@ -10,9 +10,10 @@ import { parseStoredSettings } from '../../web/settings/schema.ts';
 const suite = browserSuite();
 
 const DAY = { open: '08:00', close: '18:00' };
-const today = () => new Date().toISOString().slice(0, 10);
+/** Today and tomorrow (UTC): an order paid across midnight still finds its day closed, with the same reason. */
+const closedDays = (now = Date.now()) => [0, 1].map((n) => new Date(now + n * 86_400_000).toISOString().slice(0, 10));
 const closedToday = () => ({
-  default: { timeZone: 'UTC', hours: { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY }, cutoff: null, closures: [today()], prepMinutes: 30 },
+  default: { timeZone: 'UTC', hours: { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY }, cutoff: null, closures: closedDays(), prepMinutes: 30 },
 });
 
 describe('delivery windows in the admin', () => {
@@ -60,7 +61,7 @@ describe('delivery windows in the admin', () => {
     await page.getByRole('textbox', { name: 'Monday opens', exact: true }).fill('08:00');
     await page.getByRole('textbox', { name: 'Same-day cut-off', exact: true }).fill('15:00');
     await page.getByRole('button', { name: 'Save delivery windows' }).click();
-    await page.getByText('Delivery windows saved').waitFor();
+    await waitForToast(page, 'Delivery windows saved');
     const saved = parseStoredSettings((await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } })).settings).windows.default;
     expect(saved).toMatchObject({ timeZone: 'Europe/London', cutoff: '15:00', hours: { mon: { open: '08:00', close: '18:00' }, tue: null } });
     await screenshot(page, 'settings-windows');

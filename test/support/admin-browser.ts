@@ -114,6 +114,23 @@ export async function openAdmin(
   };
 }
 
+/** The toasts the page gave App Bridge so far, as [message, isError]: a record that stays after a toast folds away (4 s on screen). */
+export function toastsShown(page: Page): Promise<Array<[string, boolean]>> {
+  return page.evaluate(() => (globalThis as any).__standInToasts.map((t: { message: string; isError: boolean }) => [t.message, t.isError]));
+}
+
+/**
+ * Waits until the page has shown this toast (after the first `after` toasts, for a message
+ * shown more than once). Reads the stand-in's record, not the screen: a toast is
+ * on screen for 4 s only, which a loaded machine can miss between two polls.
+ */
+export async function waitForToast(page: Page, message: string, opts: { isError?: boolean; after?: number } = {}): Promise<void> {
+  await page.waitForFunction(
+    ([m, isError, after]) => (globalThis as any).__standInToasts.slice(after).some((t: { message: string; isError: boolean }) => t.message === m && t.isError === isError),
+    [message, opts.isError ?? false, opts.after ?? 0] as const,
+  );
+}
+
 /**
  * Writes test-output/screenshots/<name>.png. With UPDATE_SCREENSHOTS=1
  * (`npm run docs:screenshots`) it also refreshes docs/screenshots/ for the
