@@ -44,7 +44,7 @@ export function catalogueProblems(dir: string): string[] {
       }
     };
     for (const locale of LOCALES) {
-      const messages = locale === DEFAULT_LOCALE ? english : read(locale);
+      const messages: Record<string, string> | null = locale === DEFAULT_LOCALE ? english : read(locale);
       const at = `${surface}/${locale}`;
       if (!messages) {
         problems.push(`${at}: no ${locale}.json`);
