@@ -2,13 +2,11 @@
 // point the courier base URL at our own network, neither when saving nor when
 // the app connects (a stored URL whose address is forbidden). What the foreign
 // server answers reaches the merchant only as a short, sanitised excerpt.
-import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
 import { adminClient } from '../support/admin-client.ts';
-import { ROOT } from '../support/paths.ts';
 import { installSession, startScenario, type Scenario } from '../support/scenario.ts';
 
 let connections = 0;
@@ -61,10 +59,7 @@ describe('in production', () => {
   it('the operator CLI applies the same policy before writing anything', async () => {
     const shop = 'ssrf-cli.myshopify.com';
     await installSession(s, shop);
-    const cli = spawnSync(process.execPath, [join(ROOT, 'web/cli/main.ts'), 'configure', shop, '--base-url', 'https://169.254.169.254', '--client-id', 'cli-id'], {
-      env: { PATH: process.env.PATH, ...s.app.env, LOG_LEVEL: 'error' },
-      encoding: 'utf8',
-    });
+    const cli = await runCli({ ...s.app.env, LOG_LEVEL: 'error' }, 'configure', shop, '--base-url', 'https://169.254.169.254', '--client-id', 'cli-id');
     expect(cli.status).not.toBe(0);
     expect(cli.stderr).toMatch(/--base-url must not point to a link-local or cloud metadata address/);
     const env = await s.app.db.courierEnvironment.findFirst({ where: { shop: { domain: shop }, environment: 'test' } });

@@ -1,10 +1,8 @@
 // Automatic dispatch end to end, over real HTTP: signed orders/paid → the app
 // → the sandbox courier; Shopify intercepted with MockAgent. Runs on SQLite
 // and on PostgreSQL.
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/paths.ts';
+import { runCli } from '../support/cli.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
@@ -16,10 +14,7 @@ useScenario((started) => (s = started));
 
 /** The operator CLI against the scenario's database. */
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, [join(ROOT, 'web/cli/main.ts'), ...args], {
-    env: { PATH: process.env.PATH, DATABASE_URL: s.app.config.databaseUrl, ENCRYPTION_KEY: s.app.env.ENCRYPTION_KEY!, LOG_LEVEL: 'error' },
-    encoding: 'utf8',
-  });
+  runCli({ DATABASE_URL: s.app.config.databaseUrl, ENCRYPTION_KEY: s.app.env.ENCRYPTION_KEY!, LOG_LEVEL: 'error' }, ...args);
 
 const METAFIELD = (key: string) => `$app:same_day_dispatch.${key}`;
 
@@ -121,7 +116,7 @@ describe('orders/paid → courier order', () => {
     const cancelled = (await deliveryOf(s.app, shop, orderId))!;
     expect(cancelled.reasonCode).toBe('cancelled');
     // Shopify's cancel is final: "dispatch now" (and fix, redispatch) refuses, naming why.
-    const refused = cli('dispatch', shop, cancelled.orderName!);
+    const refused = await cli('dispatch', shop, cancelled.orderName!);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('the order was cancelled in Shopify; it will not be sent');
     expect((await deliveryOf(s.app, shop, orderId))!.status).toBe('SKIPPED');
@@ -175,7 +170,7 @@ describe('merchant-fixable problems', () => {
     expect((await s.courier.stats()).createRequests).toBe(0);
     if (!fix) return;
 
-    const r = cli('fix', shop, d.orderName!, ...fix);
+    const r = await cli('fix', shop, d.orderName!, ...fix);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/Corrected and queued/);
@@ -190,22 +185,22 @@ describe('merchant-fixable problems', () => {
     const sim = await installShop(s, shop, { settings: { autoDispatch: false } });
     const { orderId } = await placeOrder(s, sim);
     const skipped = await waitForStatus(s.app, shop, orderId, 'SKIPPED');
-    const r = cli('dispatch', shop, skipped.orderName!);
+    const r = await cli('dispatch', shop, skipped.orderName!);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/Queued .* for dispatch/);
     s.app.ctx.queue.notify();
     await waitForStatus(s.app, shop, orderId, 'CREATED');
     expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
 
-    const shown = cli('show', shop);
+    const shown = await cli('show', shop);
     expect(shown.status).toBe(0);
     expect(shown.stdout).toMatch(/client secret\s+set \(••••\w{4}\)/);
     expect(shown.stdout).not.toContain('sandbox-client-secret');
     expect(shown.stdout).not.toContain(WEBHOOK_SECRET);
-  });
+  }, 90_000); // CLI child processes, each starting Node and Prisma
 
   it('the CLI names what is wrong in one line and exits non-zero', async () => {
-    const r = cli('fix', 'nowhere.myshopify.com', '#1');
+    const r = await cli('fix', 'nowhere.myshopify.com', '#1');
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe("error: no delivery '#1' for nowhere.myshopify.com");
   });

@@ -4,16 +4,14 @@
 // Shopify's own sample payload of every subscribed topic with its documented
 // effect, data request records the merchant exports (admin and CLI), personal
 // data encrypted at rest and erased after the retention period.
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
 import { Session } from '@shopify/shopify-api';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { postShopifyWebhook, shopifyWebhookHeaders } from '../support/shopify.ts';
 import { sampleWebhook, sampleWebhookBody, validateWebhookPayload } from '../support/contract.ts';
 import { testProvider } from '../support/db.ts';
-import { ROOT } from '../support/paths.ts';
 import { runDispatch } from '../../web/dispatch/dispatcher.ts';
 import { eraseExpiredPersonalData, DAY_MS } from '../../web/privacy/erase.ts';
 import { reencryptPersonalData } from '../../web/db/protected-data.ts';
@@ -236,18 +234,15 @@ describe('customers/data_request: a record the merchant sees and exports', () =>
     expect(stored.report).not.toContain('Lerato');
 
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, [join(ROOT, 'web/cli/main.ts'), ...args], {
-        env: { PATH: process.env.PATH, DATABASE_URL: app.config.databaseUrl, ENCRYPTION_KEY: app.env.ENCRYPTION_KEY!, LOG_LEVEL: 'error' },
-        encoding: 'utf8',
-      });
-    const listed = cli('data-requests', shop);
+      runCli({ DATABASE_URL: app.config.databaseUrl, ENCRYPTION_KEY: app.env.ENCRYPTION_KEY!, LOG_LEVEL: 'error' }, ...args);
+    const listed = await cli('data-requests', shop);
     expect(listed.status, listed.stderr).toBe(0);
     expect(listed.stdout).toContain(id);
-    const one = cli('data-requests', shop, id);
+    const one = await cli('data-requests', shop, id);
     expect(one.status, one.stderr).toBe(0);
     expect(JSON.parse(one.stdout).report.deliveries[0].order.shipping_address.name).toBe('Lerato Dlamini');
-    expect(cli('data-requests', shop, 'nope').stderr).toMatch(/data request nope not found/);
-  });
+    expect((await cli('data-requests', shop, 'nope')).stderr).toMatch(/data request nope not found/);
+  }, 90_000); // CLI child processes, each starting Node and Prisma
 });
 
 describe('protected customer data at rest', () => {
