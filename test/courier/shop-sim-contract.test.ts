@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startShopSimulator, type RunningShopSimulator } from '../../dev/shop-sim/server.ts';
 import { ShopSimControl } from '../../dev/shop-sim/control.ts';
-import { ORDER_FOR_DISPATCH } from '../../web/shopify/operations.ts';
+import { ORDER_FOR_DISPATCH, SHOP_PROFILE } from '../../web/shopify/operations.ts';
+import { answerProblems } from '../../dev/shop-sim/contract.ts';
 import { validateWebhookPayload, WEBHOOK_SCHEMA_VERSION } from '../support/contract.ts';
 import { ROOT } from '../support/paths.ts';
 
@@ -95,6 +96,29 @@ describe("GraphQL against Shopify's 2026-10 Admin schema", () => {
     expect(r.body.data).toBeUndefined();
     expect(r.body.errors).toEqual([{ message: expect.stringMatching(/Cannot query field "sourceNam" on type "Order"/), locations: [expect.objectContaining({ line: expect.any(Number) })], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }]);
     expect((await ctl.operations('gql.myshopify.com')).at(-1)).toMatchObject({ operationName: 'OrderForDispatch', outcome: 'rejected' });
+  });
+
+  it('answers ShopProfile and OrderForDispatch as Shopify could: every field typed by the schema, none missing, none extra', async () => {
+    const profile = await gql(SHOP_PROFILE, {});
+    expect(answerProblems(SHOP_PROFILE, {}, profile.body.data)).toEqual([]);
+    expect(profile.body.data.shop).toEqual({
+      name: 'Gql', contactEmail: 'hello@gql.example', ianaTimezone: 'Africa/Johannesburg',
+      shopAddress: { phone: '+27 10 500 1234', countryCodeV2: 'ZA' }, primaryDomain: { localization: { defaultLocale: 'en' } },
+    });
+    const { order } = await ctl.placeOrder('gql.myshopify.com', { fixture: 'sandton-same-day', ids: 'fresh' });
+    const variables = { id: `gid://shopify/Order/${order.id}` };
+    const answer = await gql(ORDER_FOR_DISPATCH, variables);
+    expect(answerProblems(ORDER_FOR_DISPATCH, variables, answer.body.data)).toEqual([]);
+    expect(answer.body.data.order.customerLocale).toBe('en');
+  });
+
+  it.each([
+    ['a null in a non-null field', { shop: { name: null } }, /shop\.name: Cannot return null for non-nullable field Shop\.name/],
+    ['a field not asked for', { shop: { name: 'A', email: 'owner@a.example' } }, /differs from its typed form/],
+    ['a field asked for but missing', { shop: {} }, /Cannot return null for non-nullable field Shop\.name/],
+    ['an object for a scalar', { shop: { name: { text: 'A' } } }, /String cannot represent value/],
+  ])('answerProblems finds %s', (_what, data, expected) => {
+    expect(answerProblems('query Q { shop { name } }', {}, data).join('\n')).toMatch(expected);
   });
 
   it('refuses variables that do not fit their declared types', async () => {

@@ -1,7 +1,8 @@
 // The home dashboard's figures (web/admin/dashboard.ts): day buckets in the
 // shop's zone, ISO weeks, money per currency in cents, the paid → delivered median.
 import { describe, expect, it } from 'vitest';
-import { addDays, dayKey, knownTimeZone, median, readSince, safeTimeZone, summarize, weekStart, type DashboardRow } from '../../web/admin/dashboard.ts';
+import { addDays, dayKey, median, readSince, safeTimeZone, summarize, weekStart, type DashboardRow } from '../../web/admin/dashboard.ts';
+import { knownTimeZone } from '../../web/shopify/shop-profile.ts';
 
 const at = (iso: string) => new Date(iso);
 function row(p: Partial<DashboardRow> & { dispatchedAt?: Date | null }): DashboardRow {
