@@ -67,8 +67,8 @@ export function buildApp(s: AppServices): Express {
   });
 
   // The customer's public tracking page sends its own strict CSP (not the embedded admin's).
-  // Its times are on the shop's clock: the cached shop profile's zone (UTC when unknown).
-  app.use(trackingRoutes(ctx, { shopTimeZone: async (domain) => (await shopProfile(ctx, domain)).timeZone }));
+  // The store's name, contact, language and clock: the cached shop profile the home dashboard shares.
+  app.use(trackingRoutes(ctx, { shopProfile: (domain) => shopProfile(ctx, domain) }));
   app.use(s.shopify.cspHeaders());
   mountAdmin(app, { ctx, shopify: s.shopify });
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startShopSimulator, type RunningShopSimulator } from '../../dev/shop-sim/server.ts';
 import { ShopSimControl } from '../../dev/shop-sim/control.ts';
+import * as ops from '../../web/shopify/operations.ts';
 import { ORDER_FOR_DISPATCH, SHOP_PROFILE } from '../../web/shopify/operations.ts';
 import { answerProblems } from '../../dev/shop-sim/contract.ts';
 import { validateWebhookPayload, WEBHOOK_SCHEMA_VERSION } from '../support/contract.ts';
@@ -98,18 +99,26 @@ describe("GraphQL against Shopify's 2026-10 Admin schema", () => {
     expect((await ctl.operations('gql.myshopify.com')).at(-1)).toMatchObject({ operationName: 'OrderForDispatch', outcome: 'rejected' });
   });
 
-  it('answers ShopProfile and OrderForDispatch as Shopify could: every field typed by the schema, none missing, none extra', async () => {
+  it('answers every query as Shopify could: each field typed by the schema, none missing, none extra', async () => {
     const profile = await gql(SHOP_PROFILE, {});
-    expect(answerProblems(SHOP_PROFILE, {}, profile.body.data)).toEqual([]);
     expect(profile.body.data.shop).toEqual({
       name: 'Gql', contactEmail: 'hello@gql.example', ianaTimezone: 'Africa/Johannesburg',
       shopAddress: { phone: '+27 10 500 1234', countryCodeV2: 'ZA' }, primaryDomain: { localization: { defaultLocale: 'en' } },
     });
-    const { order } = await ctl.placeOrder('gql.myshopify.com', { fixture: 'sandton-same-day', ids: 'fresh' });
-    const variables = { id: `gid://shopify/Order/${order.id}` };
-    const answer = await gql(ORDER_FOR_DISPATCH, variables);
-    expect(answerProblems(ORDER_FOR_DISPATCH, variables, answer.body.data)).toEqual([]);
-    expect(answer.body.data.order.customerLocale).toBe('en');
+    const { order } = await ctl.placeOrder('gql.myshopify.com', { fixture: 'sandton-same-day', ids: 'fresh', routing: true });
+    const id = `gid://shopify/Order/${order.id}`;
+    const forDispatch = await gql(ORDER_FOR_DISPATCH, { id });
+    expect(forDispatch.body.data.order.customerLocale).toBe('en');
+    const fulfillmentOrder = (await gql(ops.ORDER_FULFILLMENT_ORDERS, { id })).body.data.order.fulfillmentOrders.nodes[0].id;
+    const queries: Array<[string, Record<string, unknown>]> = [
+      [SHOP_PROFILE, {}], [ORDER_FOR_DISPATCH, { id }], [ops.ORDER_FULFILLMENT_ORDERS, { id }], [ops.ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH, { id }],
+      [ops.FULFILLMENT_ORDER_ORDER, { id: fulfillmentOrder }], [ops.SHOP_LOCATIONS, {}], [ops.RATES_SETUP, {}],
+    ];
+    for (const [query, variables] of queries) {
+      const answer = await gql(query, variables);
+      expect(answer.body.errors, query.slice(0, 60)).toBeUndefined();
+      expect(answerProblems(query, variables, answer.body.data), query.slice(0, 60)).toEqual([]);
+    }
   });
 
   it.each([
