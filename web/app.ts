@@ -16,7 +16,7 @@ import { shopifyWebhookRoute, type TopicHandler, type TopicHandlers } from './sh
 import type { CachingSessionStorage } from './db/session-storage.ts';
 import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './shopify/lifecycle.ts';
 import { trackingRoutes } from './tracking/route.ts';
-import { shopTimeZone } from './admin/services/shop-time-zone.ts';
+import { shopProfile } from './shopify/shop-profile.ts';
 import { RATES_CALLBACK_PATH, ratesCallbackRoute } from './rates/route.ts';
 
 export interface AppServices {
@@ -67,8 +67,8 @@ export function buildApp(s: AppServices): Express {
   });
 
   // The customer's public tracking page sends its own strict CSP (not the embedded admin's).
-  // Its times are on the shop's clock: the admin's cached Shop.ianaTimezone (UTC when unknown).
-  app.use(trackingRoutes(ctx, { shopTimeZone: async (domain) => (await shopTimeZone(ctx, domain)).timeZone }));
+  // The store's name, contact, language and clock: the cached shop profile the home dashboard shares.
+  app.use(trackingRoutes(ctx, { shopProfile: (domain) => shopProfile(ctx, domain) }));
   app.use(s.shopify.cspHeaders());
   mountAdmin(app, { ctx, shopify: s.shopify });
 

@@ -94,8 +94,10 @@ export class SimShop {
   accessToken: string;
   /** The shop's currency: money metafields must be in it. */
   currency = 'ZAR';
-  /** Shop.ianaTimezone (the home dashboard's days). */
+  /** Shop.ianaTimezone (the home dashboard's days, the tracking page's clock). */
   ianaTimezone = 'Africa/Johannesburg';
+  /** The store as customers see it (ShopProfile): name, public contact, storefront language. */
+  profile: { name: string; contactEmail: string; phone: string | null; countryCode: string; primaryLocale: string };
   readonly orders = new Map<string, SimOrder>();
   readonly locations: SimLocation[];
   readonly log: OperationLogEntry[] = [];
@@ -111,6 +113,14 @@ export class SimShop {
   constructor(domain: string, accessToken: string, locations?: SimLocation[]) {
     this.domain = domain;
     this.accessToken = accessToken;
+    const handle = domain.replace(/\.myshopify\.com$/, '');
+    this.profile = {
+      name: handle.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' '),
+      contactEmail: `hello@${handle}.example`,
+      phone: '+27 10 500 1234',
+      countryCode: 'ZA',
+      primaryLocale: 'en',
+    };
     this.locations = locations ?? [
       { id: '71000000001', name: 'Rosebank warehouse', city: 'Johannesburg', countryCode: 'ZA' },
       { id: '71000000002', name: 'Cape Town store', city: 'Cape Town', countryCode: 'ZA' },
@@ -312,6 +322,7 @@ const HANDLERS: Record<string, Handler> = {
           cancelledAt: p.cancelled_at ?? null, sourceName: p.source_name ?? 'web', currencyCode: p.currency,
           totalPriceSet: { shopMoney: { amount: String(p.total_price), currencyCode: p.currency } },
           totalWeight: p.total_weight === undefined || p.total_weight === null ? null : String(p.total_weight),
+          customerLocale: p.customer_locale ?? null,
           shippingAddress: a
             ? {
                 name: a.name ?? null, firstName: a.first_name ?? null, lastName: a.last_name ?? null, company: a.company ?? null,
@@ -512,8 +523,17 @@ const HANDLERS: Record<string, Handler> = {
     };
   },
 
-  ShopTimeZone(shop) {
-    return { data: { shop: { ianaTimezone: shop.ianaTimezone } } };
+  ShopProfile(shop) {
+    const p = shop.profile;
+    return {
+      data: {
+        shop: {
+          name: p.name, contactEmail: p.contactEmail, ianaTimezone: shop.ianaTimezone,
+          shopAddress: { phone: p.phone, countryCodeV2: p.countryCode },
+          primaryDomain: { localization: { defaultLocale: p.primaryLocale } },
+        },
+      },
+    };
   },
 
   // Not ours: shopify-app-express's OAuth callback (registerWebhooks) lists the

@@ -11,8 +11,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { isDeepStrictEqual } from 'node:util';
 import {
-  buildClientSchema, getNamedType, getVariableValues, parse, TypeInfo, validate, visit, visitWithTypeInfo,
+  buildClientSchema, executeSync, getNamedType, getVariableValues, parse, TypeInfo, validate, visit, visitWithTypeInfo,
   type DocumentNode, type GraphQLError, type GraphQLSchema, type IntrospectionQuery, type OperationDefinitionNode,
 } from 'graphql';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -104,6 +105,23 @@ export function validateOperation(query: string, variables: Record<string, unkno
   if (!op) return [{ message: operationName ? `Unknown operation named "${operationName}".` : 'An operation name is required when the document has several operations.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }];
   const coerced = getVariableValues(schema, op.variableDefinitions ?? [], variables ?? {});
   return coerced.errors ? coerced.errors.map((e) => shopifyError(e, 'INVALID_VARIABLE')) : [];
+}
+
+/**
+ * Problems with an answer to an operation, against the Admin schema: a field
+ * the schema types differently (a null where it is non-null, an enum value it
+ * lacks, an object for a scalar), a field asked for but missing, or one not asked
+ * for. The answer is run through the schema as the root value; [] when it
+ * is what Shopify could have sent.
+ */
+export function answerProblems(query: string, variables: Record<string, unknown>, data: unknown, version = ADMIN_SCHEMA_VERSION): string[] {
+  const result = executeSync({ schema: adminSchema(version), document: parse(query), rootValue: data, variableValues: variables });
+  const problems = (result.errors ?? []).map((e) => `${e.path?.join('.') ?? '(answer)'}: ${e.message}`);
+  const typed = JSON.parse(JSON.stringify(result.data ?? null));
+  if (!problems.length && !isDeepStrictEqual(typed, JSON.parse(JSON.stringify(data ?? null)))) {
+    problems.push(`the answer differs from its typed form (a field missing, or one not asked for): ${JSON.stringify(typed)}`);
+  }
+  return problems;
 }
 
 /**

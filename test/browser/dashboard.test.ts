@@ -8,7 +8,7 @@ import { browserSuite } from '../support/browser-suite.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { installShop, placeOrder, SANDBOX_CLIENT, waitForStatus, WEBHOOK_SECRET } from '../support/scenario.ts';
 import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
-import { forgetShopTimeZone } from '../../web/admin/services/shop-time-zone.ts';
+import { forgetShopProfile } from '../../web/shopify/shop-profile.ts';
 import { reconcileOnce } from '../../web/fulfillment/reconcile.ts';
 
 const suite = browserSuite();
@@ -34,7 +34,7 @@ async function setUpShop(domain: string) {
   const { s } = suite;
   const sim = await installShop(s, domain);
   sim.ianaTimezone = ZONE;
-  forgetShopTimeZone();
+  forgetShopProfile();
   await updateEnvironment(s.app.db, s.app.server.services()!.box, domain, 'live', { ...SANDBOX_CLIENT, baseUrl: s.sandbox.url, pickupStoreId: 'store_sandbox_002', webhookSecret: WEBHOOK_SECRET });
   expect((await adminClient(s.app.url, domain).post('/api/environments/live/test-connection')).body).toMatchObject({ ok: true });
   const shop = await s.app.db.shop.findUniqueOrThrow({ where: { domain } });

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startShopSimulator, type RunningShopSimulator } from '../../dev/shop-sim/server.ts';
 import { ShopSimControl } from '../../dev/shop-sim/control.ts';
-import { ORDER_FOR_DISPATCH } from '../../web/shopify/operations.ts';
+import * as ops from '../../web/shopify/operations.ts';
+import { ORDER_FOR_DISPATCH, SHOP_PROFILE } from '../../web/shopify/operations.ts';
+import { answerProblems } from '../../dev/shop-sim/contract.ts';
 import { validateWebhookPayload, WEBHOOK_SCHEMA_VERSION } from '../support/contract.ts';
 import { ROOT } from '../support/paths.ts';
 
@@ -95,6 +97,37 @@ describe("GraphQL against Shopify's 2026-10 Admin schema", () => {
     expect(r.body.data).toBeUndefined();
     expect(r.body.errors).toEqual([{ message: expect.stringMatching(/Cannot query field "sourceNam" on type "Order"/), locations: [expect.objectContaining({ line: expect.any(Number) })], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }]);
     expect((await ctl.operations('gql.myshopify.com')).at(-1)).toMatchObject({ operationName: 'OrderForDispatch', outcome: 'rejected' });
+  });
+
+  it('answers every query as Shopify could: each field typed by the schema, none missing, none extra', async () => {
+    const profile = await gql(SHOP_PROFILE, {});
+    expect(profile.body.data.shop).toEqual({
+      name: 'Gql', contactEmail: 'hello@gql.example', ianaTimezone: 'Africa/Johannesburg',
+      shopAddress: { phone: '+27 10 500 1234', countryCodeV2: 'ZA' }, primaryDomain: { localization: { defaultLocale: 'en' } },
+    });
+    const { order } = await ctl.placeOrder('gql.myshopify.com', { fixture: 'sandton-same-day', ids: 'fresh', routing: true });
+    const id = `gid://shopify/Order/${order.id}`;
+    const forDispatch = await gql(ORDER_FOR_DISPATCH, { id });
+    expect(forDispatch.body.data.order.customerLocale).toBe('en');
+    const fulfillmentOrder = (await gql(ops.ORDER_FULFILLMENT_ORDERS, { id })).body.data.order.fulfillmentOrders.nodes[0].id;
+    const queries: Array<[string, Record<string, unknown>]> = [
+      [SHOP_PROFILE, {}], [ORDER_FOR_DISPATCH, { id }], [ops.ORDER_FULFILLMENT_ORDERS, { id }], [ops.ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH, { id }],
+      [ops.FULFILLMENT_ORDER_ORDER, { id: fulfillmentOrder }], [ops.SHOP_LOCATIONS, {}], [ops.RATES_SETUP, {}],
+    ];
+    for (const [query, variables] of queries) {
+      const answer = await gql(query, variables);
+      expect(answer.body.errors, query.slice(0, 60)).toBeUndefined();
+      expect(answerProblems(query, variables, answer.body.data), query.slice(0, 60)).toEqual([]);
+    }
+  });
+
+  it.each([
+    ['a null in a non-null field', { shop: { name: null } }, /shop\.name: Cannot return null for non-nullable field Shop\.name/],
+    ['a field not asked for', { shop: { name: 'A', email: 'owner@a.example' } }, /differs from its typed form/],
+    ['a field asked for but missing', { shop: {} }, /Cannot return null for non-nullable field Shop\.name/],
+    ['an object for a scalar', { shop: { name: { text: 'A' } } }, /String cannot represent value/],
+  ])('answerProblems finds %s', (_what, data, expected) => {
+    expect(answerProblems('query Q { shop { name } }', {}, data).join('\n')).toMatch(expected);
   });
 
   it('refuses variables that do not fit their declared types', async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayKey } from '../../web/admin/dashboard.ts';
 import { formatCents, toCents } from '../../web/dispatch/money.ts';
-import { forgetShopTimeZone } from '../../web/admin/services/shop-time-zone.ts';
+import { forgetShopProfile } from '../../web/shopify/shop-profile.ts';
 import type { HomeDashboard } from '../../web/admin/contract.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { bookedWithAccount, postStatusEvent } from '../support/courier-events.ts';
@@ -49,7 +49,7 @@ describe('home dashboard', () => {
   it('counts bookings, spend per currency, the median, attention and unmatched for this shop only, in the shop zone', async () => {
     const sim = await installShop(s, domain);
     sim.ianaTimezone = zone;
-    forgetShopTimeZone();
+    forgetShopProfile();
     const { orderId } = await placeOrder(s, sim);
     const booked = await waitForStatus(s.app, domain, orderId, 'CREATED');
     expect(booked.deliveryPrice).toMatch(/^\d+\.\d{2}$/);
@@ -107,7 +107,7 @@ describe('home dashboard', () => {
   it('a zone Shopify gives that Intl does not know: UTC, said so', async () => {
     const sim = await installShop(s, 'dashboard-nozone.myshopify.com');
     sim.ianaTimezone = 'Nowhere/Special';
-    forgetShopTimeZone();
+    forgetShopProfile();
     const r = await adminClient(s.app.url, 'dashboard-nozone.myshopify.com').get<HomeDashboard>('/api/dashboard');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ timeZone: 'UTC', timeZoneSource: 'fallback', today: { date: dayKey(Date.now(), 'UTC'), bookings: 0, spend: [] }, attention: 0, unmatched: 0 });

@@ -43,6 +43,8 @@ describe('settings', () => {
     [{ fulfillment: { trackingUrlTemplate: 'http://insecure/{jobId}' } }, 'fulfillment.trackingUrlTemplate'],
     [{ fulfillment: { eventMapping: { collected: 'TELEPORTED' } } }, 'fulfillment.eventMapping.collected'],
     [{ serviceType: '' }, 'serviceType'],
+    [{ tracking: { estimateMinutes: 10 } }, 'tracking.estimateMinutes'],
+    [{ tracking: { estimateMinutes: 90.5 } }, 'tracking.estimateMinutes'],
   ])('names the field: %j', (patch, field) => {
     expect(Object.keys(fields(patch))).toContain(field);
   });

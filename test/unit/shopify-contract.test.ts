@@ -38,7 +38,7 @@ async function sentOperations(): Promise<Array<{ query: string; variables: Recor
   await ops.fetchFulfillmentState(api, 'a.myshopify.com', ORDER_GID);
   await ops.fetchOrderAsPayload(api, 'a.myshopify.com', '820982911946154508');
   calls.push({ query: ops.SHOP_LOCATIONS, variables: {} });
-  calls.push({ query: ops.SHOP_TIME_ZONE, variables: {} });
+  calls.push({ query: ops.SHOP_PROFILE, variables: {} });
   await ops.fetchFulfillmentOrdersForDispatch(api, 'a.myshopify.com', ORDER_GID);
   await ops.fetchOrderOfFulfillmentOrder(api, 'a.myshopify.com', 'gid://shopify/FulfillmentOrder/1');
   calls.push({

@@ -1,12 +1,16 @@
-// The tracking page's pure parts: customer labels, the token, the expiry decision (clock injected), the view and the HTML.
+// The tracking page's pure parts: customer labels (message keys), the token, the expiry decision (clock injected),
+// the view, the HTML in the customer's language, and the bounded wait on Shopify.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { courierStatusLabel, customerSteps, deliveryStatusLabel, headline, type TimelineRow } from '../../web/tracking/labels.ts';
+import { courierStatusLabel, customerSteps, deliveryStatusLabel, FINAL_LABELS, headline, type TimelineRow } from '../../web/tracking/labels.ts';
 import { endedAt, isLinkExpired } from '../../web/tracking/expiry.ts';
 import { isTrackingToken, newTrackingToken, trackingPageUrl } from '../../web/tracking/token.ts';
-import { trackingView } from '../../web/tracking/view.ts';
-import { ago, clockTime, TRACKING_CSP, trackingPage, unavailablePage } from '../../web/tracking/page.ts';
+import { trackingView, type ViewOptions } from '../../web/tracking/view.ts';
+import { LIVE_POLL_SECONDS, TRACKING_CSP, trackingPage, unavailablePage } from '../../web/tracking/page.ts';
+import { pageLocale, TRACKING_CATALOGUES } from '../../web/tracking/locale.ts';
+import { boundedProfileLookup, storeContact } from '../../web/tracking/shop.ts';
+import { UNKNOWN_SHOP, type ShopProfile } from '../../web/shopify/shop-profile.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../web/lifecycle/machine.ts';
-import { boundedZoneLookup } from '../../web/tracking/time-zone.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const at = (min: number) => new Date(T0 + min * 60_000);
@@ -15,25 +19,25 @@ const row = (status: string, min: number, extra: Partial<TimelineRow> = {}): Tim
 
 describe('courierStatusLabel', () => {
   it.each([
-    ['pending', 'Booked with the courier'],
-    ['accepted', 'Booked with the courier'],
-    ['confirmed', 'Booked with the courier'],
-    ['driver_assigned', 'Driver assigned'],
-    ['courier_assigned', 'Driver assigned'],
-    ['at_pickup', 'Driver heading to the store'],
-    ['picked_up', 'Picked up'],
-    ['Collected', 'Picked up'],
-    ['in_transit', 'On the way'],
-    ['delayed', 'Running late'],
-    ['out_for_delivery', 'Out for delivery'],
-    ['arriving', 'Out for delivery'],
-    ['delivery_attempted', 'Delivery attempted'],
-    ['delivered', 'Delivered'],
-    ['completed', 'Delivered'],
-    ['failed', 'Delivery unsuccessful'],
-    ['cancelled', 'Delivery cancelled'],
-    ['canceled', 'Delivery cancelled'],
-    ['returned', 'Returned to the store'],
+    ['pending', 'status.booked'],
+    ['accepted', 'status.booked'],
+    ['confirmed', 'status.booked'],
+    ['driver_assigned', 'status.driverAssigned'],
+    ['courier_assigned', 'status.driverAssigned'],
+    ['at_pickup', 'status.driverToStore'],
+    ['picked_up', 'status.pickedUp'],
+    ['Collected', 'status.pickedUp'],
+    ['in_transit', 'status.onTheWay'],
+    ['delayed', 'status.runningLate'],
+    ['out_for_delivery', 'status.outForDelivery'],
+    ['arriving', 'status.outForDelivery'],
+    ['delivery_attempted', 'status.attempted'],
+    ['delivered', 'status.delivered'],
+    ['completed', 'status.delivered'],
+    ['failed', 'status.unsuccessful'],
+    ['cancelled', 'status.cancelled'],
+    ['canceled', 'status.cancelled'],
+    ['returned', 'status.returned'],
     ['teleported', null],
   ])('%s → %s', (status, label) => {
     expect(courierStatusLabel(status)).toBe(label);
@@ -42,14 +46,14 @@ describe('courierStatusLabel', () => {
 
 describe('deliveryStatusLabel', () => {
   it.each<[DeliveryStatus, string]>([
-    ['PENDING', 'Preparing your delivery'],
-    ['NEEDS_ATTENTION', 'Preparing your delivery'],
-    ['CREATED', 'Booked with the courier'],
-    ['IN_PROGRESS', 'Booked with the courier'],
-    ['DELIVERED', 'Delivered'],
-    ['CANCEL_REQUESTED_IN_SHOPIFY', 'Delivery cancelled'],
-    ['FAILED', 'Not sent by same-day delivery'],
-    ['SKIPPED', 'Not sent by same-day delivery'],
+    ['PENDING', 'status.preparing'],
+    ['NEEDS_ATTENTION', 'status.preparing'],
+    ['CREATED', 'status.booked'],
+    ['IN_PROGRESS', 'status.booked'],
+    ['DELIVERED', 'status.delivered'],
+    ['CANCEL_REQUESTED_IN_SHOPIFY', 'status.cancelled'],
+    ['FAILED', 'status.notSent'],
+    ['SKIPPED', 'status.notSent'],
   ])('%s → %s', (status, label) => {
     expect(deliveryStatusLabel(status)).toBe(label);
   });
@@ -57,27 +61,34 @@ describe('deliveryStatusLabel', () => {
   it('covers every delivery status', () => {
     expect(DELIVERY_STATUSES.map(deliveryStatusLabel).every((l) => l.length > 0)).toBe(true);
   });
+
+  it('every label is a message in the English catalogue (so in every language: test/unit/i18n.test.ts)', () => {
+    const keys = new Set([...DELIVERY_STATUSES.map(deliveryStatusLabel), ...FINAL_LABELS, 'status.orderReceived',
+      ...['pending', 'driver_assigned', 'at_pickup', 'picked_up', 'in_transit', 'delayed', 'out_for_delivery', 'delivery_attempted', 'delivered', 'failed', 'cancelled', 'returned'].map((s) => courierStatusLabel(s)!)]);
+    expect([...keys].filter((k) => !(k in TRACKING_CATALOGUES.en))).toEqual([]);
+    expect(keys.size).toBe(Object.keys(TRACKING_CATALOGUES.en).filter((k) => k.startsWith('status.')).length);
+  });
 });
 
 describe('customerSteps and headline', () => {
   const d = { createdAt: at(0), generation: 2 };
   it.each<[string, TimelineRow[], string[]]>([
-    ['no courier status yet: the order alone', [], ['Order received']],
-    ['applied statuses oldest first, synonyms folded', [row('picked_up', 30, { generation: 2 }), row('accepted', 5, { generation: 2 }), row('confirmed', 6, { generation: 2 })], ['Order received', 'Booked with the courier', 'Picked up']],
-    ['late (not applied) statuses are left out', [row('in_transit', 40, { generation: 2 }), row('picked_up', 45, { generation: 2, applied: false })], ['Order received', 'On the way']],
-    ['an earlier booking is left out', [row('delivered', 20, { generation: 1 }), row('driver_assigned', 50, { generation: 2 })], ['Order received', 'Driver assigned']],
-    ['statuses with the same timestamp, stored in any order: progress order', [row('delivered', 30, { generation: 2 }), row('out_for_delivery', 30, { generation: 2 }), row('picked_up', 30, { generation: 2 })], ['Order received', 'Picked up', 'Out for delivery', 'Delivered']],
-    ['unknown statuses and other kinds are left out', [row('teleported', 10, { generation: 2 }), { kind: 'fulfilled', status: null, applied: true, generation: 2, occurredAt: at(11) }], ['Order received']],
+    ['no courier status yet: the order alone', [], ['status.orderReceived']],
+    ['applied statuses oldest first, synonyms folded', [row('picked_up', 30, { generation: 2 }), row('accepted', 5, { generation: 2 }), row('confirmed', 6, { generation: 2 })], ['status.orderReceived', 'status.booked', 'status.pickedUp']],
+    ['late (not applied) statuses are left out', [row('in_transit', 40, { generation: 2 }), row('picked_up', 45, { generation: 2, applied: false })], ['status.orderReceived', 'status.onTheWay']],
+    ['an earlier booking is left out', [row('delivered', 20, { generation: 1 }), row('driver_assigned', 50, { generation: 2 })], ['status.orderReceived', 'status.driverAssigned']],
+    ['statuses with the same timestamp, stored in any order: progress order', [row('delivered', 30, { generation: 2 }), row('out_for_delivery', 30, { generation: 2 }), row('picked_up', 30, { generation: 2 })], ['status.orderReceived', 'status.pickedUp', 'status.outForDelivery', 'status.delivered']],
+    ['unknown statuses and other kinds are left out', [row('teleported', 10, { generation: 2 }), { kind: 'fulfilled', status: null, applied: true, generation: 2, occurredAt: at(11) }], ['status.orderReceived']],
   ])('%s', (_name, rows, labels) => {
     expect(customerSteps(d, rows).map((s) => s.label)).toEqual(labels);
   });
 
   it.each<[DeliveryStatus, string[], string]>([
-    ['PENDING', [], 'Preparing your delivery'],
-    ['IN_PROGRESS', ['picked_up'], 'Picked up'],
-    ['DELIVERED', ['delivered'], 'Delivered'],
-    ['CANCEL_REQUESTED_IN_SHOPIFY', ['picked_up'], 'Delivery cancelled'],
-    ['NEEDS_ATTENTION', ['failed'], 'Delivery unsuccessful'],
+    ['PENDING', [], 'status.preparing'],
+    ['IN_PROGRESS', ['picked_up'], 'status.pickedUp'],
+    ['DELIVERED', ['delivered'], 'status.delivered'],
+    ['CANCEL_REQUESTED_IN_SHOPIFY', ['picked_up'], 'status.cancelled'],
+    ['NEEDS_ATTENTION', ['failed'], 'status.unsuccessful'],
   ])('headline of %s after %j is %s', (status, statuses, expected) => {
     const steps = customerSteps({ createdAt: at(0), generation: 1 }, statuses.map((s, i) => row(s, i + 1)));
     expect(headline(status, steps)).toBe(expected);
@@ -126,82 +137,146 @@ describe('isLinkExpired (clock injected)', () => {
 
 describe('trackingView and the page', () => {
   const delivery = {
-    status: 'IN_PROGRESS' as DeliveryStatus, createdAt: at(0), generation: 1, orderName: '#1001', redactedAt: null as Date | null,
+    status: 'IN_PROGRESS' as DeliveryStatus, createdAt: at(0), dispatchedAt: at(1) as Date | null, scheduledFor: null, generation: 1, orderName: '#1001', redactedAt: null as Date | null,
     shippingAddress: () => ({ first_name: 'Anna <b>', city: 'Surry Hills', address1: '1 Secret St', last_name: 'Lastname', phone: '+61400000000' }),
   };
-  const opts = { courierName: 'Swift', shopName: 'demo', final: false, timeZone: 'UTC' };
+  const store = { name: 'Thandi <Flowers>', email: 'hello@flowers.example', phone: '+27 11 555 0100' };
+  const NOW = T0 + 45 * 60_000;
+  const opts: ViewOptions = { courierName: 'Swift', store, final: false, timeZone: 'UTC', prepMinutes: 0, estimateMinutes: 180, now: NOW };
+  const en = pageLocale({ browser: ['en-GB'] });
+  const de = pageLocale({ customer: 'de', country: 'DE' });
+  const page = (v: ReturnType<typeof trackingView>, locale = en, now = NOW) => trackingPage(v, { now, locale });
 
-  it('shows first name, suburb, courier, last update and the steps', () => {
+  it('in English: the store and order, first name, suburb, courier, last update, the steps, the estimate and how to reach the store', () => {
     const v = trackingView(delivery, [row('picked_up', 30)], opts);
-    expect(v).toMatchObject({ headline: 'Picked up', firstName: 'Anna <b>', suburb: 'Surry Hills', courierName: 'Swift', lastUpdate: at(30) });
-    const html = trackingPage(v, T0 + 45 * 60_000);
-    expect(html).toContain('Surry Hills');
-    expect(html).toContain('Hi Anna &#60;b&#62;');
-    expect(html).toContain('<time datetime="2026-11-20T10:30:00.000Z">10:30</time> · 15 min ago');
+    expect(v).toMatchObject({ headline: 'status.pickedUp', firstName: 'Anna <b>', suburb: 'Surry Hills', courierName: 'Swift', lastUpdate: at(30) });
+    const html = page(v);
+    expect(html).toContain('<html lang="en">');
+    expect(html).toContain('<title>Picked up · Thandi &#60;Flowers&#62;</title>');
+    expect(html).toContain('<p class="shop">Thandi &#60;Flowers&#62; · Order #1001</p>');
+    expect(html).toContain('<h1>Picked up</h1>');
+    expect(html).toContain('Hi Anna &#60;b&#62;, here is where your same-day delivery is.');
+    expect(html).toContain('<time datetime="2026-11-20T10:30:00.000Z">10:30</time> · 15 minutes ago');
+    expect(html).toContain('Order received');
+    expect(html).toContain('<h2 id="estimate-h">Expected delivery</h2><p class="window">Today, 10:01–13:01</p>');
+    expect(html).toContain('An estimate, from when your order was booked');
+    expect(html).toContain('Contact Thandi &#60;Flowers&#62;:');
+    expect(html).toContain('<a href="mailto:hello@flowers.example">hello@flowers.example</a>');
+    expect(html).toContain('<a href="tel:+27115550100">+27 11 555 0100</a>');
     expect(html).toContain('Times are in UTC.');
     expect(html).toContain('<meta name="robots" content="noindex,nofollow">');
     for (const secret of ['1 Secret St', 'Lastname', '+61400000000']) expect(html).not.toContain(secret);
   });
 
-  it('shows no address data once the personal data is erased', () => {
-    const v = trackingView({ ...delivery, redactedAt: at(100), shippingAddress: () => { throw new Error('must not be read'); } }, [row('delivered', 60)], { ...opts, final: true });
+  it("in German: lang, words, dates and the zone's name in German, on the shop's clock", () => {
+    const v = trackingView(delivery, [row('picked_up', 30)], { ...opts, timeZone: 'Europe/Berlin' });
+    const html = page(v, de);
+    expect(html).toContain('<html lang="de">');
+    expect(html).toContain('<h1>Abgeholt</h1>');
+    expect(html).toContain('Hallo Anna &#60;b&#62;, hier sehen Sie');
+    expect(html).toContain('Bestellung #1001');
+    expect(html).toContain('<time datetime="2026-11-20T10:30:00.000Z">11:30</time> · vor 15 Minuten');
+    expect(html).toContain('<p class="window">Heute, 11:01–14:01 Uhr</p>');
+    expect(html).toContain('Zeitangaben: Mitteleuropäische Zeit.');
+    expect(html).toContain('Kontakt zu Thandi &#60;Flowers&#62;:');
+    expect(html).not.toMatch(/Picked up|Order received|Expected delivery/);
+  });
+
+  it('shows no address data once the personal data is erased; a final page has no script, no estimate and says it is complete', () => {
+    const v = trackingView({ ...delivery, status: 'DELIVERED', redactedAt: at(100), shippingAddress: () => { throw new Error('must not be read'); } }, [row('delivered', 60)], { ...opts, final: true });
     expect(v.firstName).toBeNull();
     expect(v.suburb).toBeNull();
-    const html = trackingPage(v, T0);
+    expect(v.estimate).toBeNull();
+    const html = page(v);
     expect(html).not.toContain('Delivering to');
-    expect(html).not.toContain('http-equiv="refresh"');
+    expect(html).not.toMatch(/<script|http-equiv="refresh"|role="status"|Expected delivery/);
+    expect(html).toContain('data-poll="0"');
+    expect(html).toContain('This delivery is complete.');
   });
 
-  it('the CSP allows nothing but its own stylesheet', () => {
-    expect(TRACKING_CSP).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
-    const html = unavailablePage('expired');
-    expect(html).not.toMatch(/<script|<link|src=|https?:\/\//);
+  it('live update without meta refresh: the script allowed by its hash, the poll interval, a polite status region and the announcement', () => {
+    const html = page(trackingView(delivery, [row('picked_up', 30)], opts));
+    expect(html).not.toContain('http-equiv');
+    const script = /<script>([\s\S]*)<\/script>/.exec(html)![1]!;
+    expect(TRACKING_CSP).toContain(`script-src 'sha256-${createHash('sha256').update(script).digest('base64')}'`);
+    expect(html).toContain(`data-poll="${LIVE_POLL_SECONDS}"`);
+    expect(html).toContain('<p class="foot" id="announce" role="status">This page updates itself while your delivery is on its way.</p>');
+    expect(html).toContain('data-announce="Updated 10:30: Picked up"');
+    expect(html).toContain('<noscript><p class="foot">Reload this page for the latest status.</p></noscript>');
   });
 
-  it.each([[0, 'just now'], [59, 'just now'], [60, '1 min ago'], [3600, '1 h ago'], [86_400, '1 day ago'], [3 * 86_400, '3 days ago']])('ago(%i s) = %s', (s, text) => {
-    expect(ago(at(0), T0 + s * 1000)).toBe(text);
+  it('the version moves with the status, not with the clock', () => {
+    const version = (html: string) => /data-version="([^"]+)"/.exec(html)![1];
+    const before = trackingView(delivery, [row('picked_up', 30)], opts);
+    const after = trackingView(delivery, [row('picked_up', 30), row('out_for_delivery', 50)], opts);
+    expect(version(page(before, en, NOW + 10 * 60_000))).toBe(version(page(before)));
+    expect(version(page(after))).not.toBe(version(page(before)));
   });
 
-  it('shows the times on the shop\'s clock, naming its zone', () => {
-    const v = trackingView(delivery, [row('picked_up', 30)], { ...opts, timeZone: 'Australia/Sydney' });
-    const html = trackingPage(v, T0 + 45 * 60_000);
-    // 10:30 UTC on 20 Nov is 21:30 in Sydney (AEDT, UTC+11).
-    expect(html).toContain('<time datetime="2026-11-20T10:30:00.000Z">21:30</time> · 15 min ago');
-    expect(html).toContain('Times are Australia/Sydney time.');
+  it('the CSP allows nothing but its own stylesheet and script, and the script fetching the page', () => {
+    expect(TRACKING_CSP).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; script-src 'sha256-[A-Za-z0-9+/]+=*'; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+    expect(unavailablePage('expired', { locale: en })).not.toMatch(/<script|<link|src=|https?:\/\//);
   });
 
-  it('the busy page says to try again later', () => {
-    expect(unavailablePage('too_many')).toContain('Please try again in a minute.');
+  it('no contact card without a usable email or phone; an address that could add mail headers is left out', () => {
+    const none = page(trackingView(delivery, [], { ...opts, store: { name: 'demo', email: null, phone: null } }));
+    expect(none).not.toContain('Questions about your order?');
+    const odd = page(trackingView(delivery, [], { ...opts, store: { name: 'demo', email: 'a@b.example?bcc=x@y.example', phone: 'call us' } }));
+    expect(odd).not.toMatch(/mailto:|tel:/);
+  });
+
+  it('404 and 410 name the store, with its contact, when the token identified one; otherwise they name nothing', () => {
+    const expired = unavailablePage('expired', { locale: de, store });
+    expect(expired).toContain('<h1>Dieser Link zur Sendungsverfolgung ist abgelaufen</h1>');
+    expect(expired).toContain('Bei Fragen zu Ihrer Bestellung hilft Ihnen Thandi &#60;Flowers&#62;.');
+    expect(expired).toContain('mailto:hello@flowers.example');
+    const gone = unavailablePage('not_found', { locale: en, store });
+    expect(gone).toContain('This delivery from Thandi &#60;Flowers&#62; can no longer be tracked here.');
+    const unknown = unavailablePage('not_found', { locale: en });
+    expect(unknown).toContain('Check the link in your shipping email, or contact the shop.');
+    expect(unknown).not.toMatch(/Thandi|mailto/);
+  });
+
+  it("the busy page says to try again later, in the browser's language", () => {
+    expect(unavailablePage('too_many', { locale: en })).toContain('Please try again in a minute.');
+    expect(unavailablePage('too_many', { locale: pageLocale({ browser: ['es-ES'] }) })).toContain('Vuelve a intentarlo en un minuto.');
+  });
+
+  it("the store is Shopify's name, else the shop's handle", () => {
+    expect(storeContact('demo.myshopify.com', { ...UNKNOWN_SHOP, name: 'Demo Flowers', contactEmail: 'a@b.example', phone: '+1' })).toEqual({ name: 'Demo Flowers', email: 'a@b.example', phone: '+1' });
+    expect(storeContact('demo.myshopify.com', UNKNOWN_SHOP)).toEqual({ name: 'demo', email: null, phone: null });
   });
 });
 
-describe('clockTime: the shop\'s wall clock', () => {
-  const z = (iso: string) => new Date(iso);
-  it.each<[string, string, string, string, string]>([
-    ['same local day: the time alone', '2026-11-23T12:05:00Z', '2026-11-23T12:17:00Z', 'Africa/Johannesburg', '14:05'],
-    ['an earlier local day: weekday, date and time', '2026-11-20T12:05:00Z', '2026-11-23T12:17:00Z', 'Africa/Johannesburg', 'Fri 20 Nov, 14:05'],
-    ['midnight is 00, not 24', '2026-11-22T22:00:00Z', '2026-11-22T23:00:00Z', 'Africa/Johannesburg', '00:00'],
-    ['same UTC day, but yesterday in the zone', '2026-11-23T10:00:00Z', '2026-11-23T12:00:00Z', 'Pacific/Auckland', 'Mon 23 Nov, 23:00'],
-    ['same local day that is two UTC days', '2026-11-22T23:30:00Z', '2026-11-23T00:30:00Z', 'America/New_York', '18:30'],
-    ['UTC fallback', '2026-11-23T09:04:00Z', '2026-11-23T12:00:00Z', 'UTC', '09:04'],
-    ['New York, summer time (EDT, UTC-4)', '2026-11-01T05:30:00Z', '2026-11-01T07:00:00Z', 'America/New_York', '01:30'],
-    ['New York, the same 01:30 again an hour later (EST, UTC-5)', '2026-11-01T06:30:00Z', '2026-11-01T07:00:00Z', 'America/New_York', '01:30'],
-    ['New York, the last minute before clocks go forward', '2026-03-08T06:59:00Z', '2026-03-08T08:00:00Z', 'America/New_York', '01:59'],
-    ['New York, the next minute is 03:00', '2026-03-08T07:00:00Z', '2026-03-08T08:00:00Z', 'America/New_York', '03:00'],
-    ['Sydney, 01:30 on the morning clocks go forward (AEST, UTC+10), seen the next day', '2026-10-03T15:30:00Z', '2026-10-04T15:30:00Z', 'Australia/Sydney', 'Sun 4 Oct, 01:30'],
-    ['Sydney, a day later after the change (AEDT, UTC+11)', '2026-10-04T15:30:00Z', '2026-10-04T16:00:00Z', 'Australia/Sydney', '02:30'],
-    ['a year earlier shows the date, not "today"', '2025-11-23T12:05:00Z', '2026-11-23T12:17:00Z', 'UTC', 'Sun 23 Nov, 12:05'],
-  ])('%s', (_name, at_, now, zone, expected) => {
-    expect(clockTime(z(at_), z(now).getTime(), zone)).toBe(expected);
+describe("pageLocale: the order's customer locale, else the shop's primary locale, else Accept-Language", () => {
+  it.each<[Parameters<typeof pageLocale>[0], string, string]>([
+    [{ customer: 'de', shop: 'fr', browser: ['es'] }, 'de', 'Zugestellt'],
+    [{ customer: null, shop: 'fr', browser: ['es'] }, 'fr', 'Livrée'],
+    [{ customer: 'ja', shop: 'fr-CA', browser: ['es'] }, 'fr', 'Livrée'],
+    [{ customer: undefined, shop: null, browser: ['pt-BR', 'es-419', 'en'] }, 'es', 'Entregado'],
+    [{ customer: 'af-ZA', browser: ['de'] }, 'af', 'Afgelewer'],
+    [{ browser: ['*'] }, 'en', 'Delivered'],
+    [{}, 'en', 'Delivered'],
+  ])('%j → %s', (candidates, language, delivered) => {
+    const l = pageLocale(candidates);
+    expect(l.language).toBe(language);
+    expect(l.t('status.delivered')).toBe(delivered);
+  });
+
+  it("formats for the chosen candidate's region, else the shop's country", () => {
+    expect(pageLocale({ customer: 'en', country: 'ZA' }).dates('UTC').tag).toBe('en-ZA');
+    expect(pageLocale({ customer: 'en-US', country: 'ZA' }).dates('UTC').tag).toBe('en-US');
+    expect(pageLocale({ shop: 'de', browser: ['de-AT'], country: 'CH' }).dates('UTC').tag).toBe('de-CH');
   });
 });
 
-describe('boundedZoneLookup: the page does not wait on a slow Shopify', () => {
+describe('boundedProfileLookup: the page does not wait on a slow Shopify', () => {
+  const berlin: ShopProfile = { ...UNKNOWN_SHOP, name: 'Berlin Blumen', timeZone: 'Europe/Berlin', primaryLocale: 'de', source: 'shop' };
   // A stand-in for the Shopify lookup whose answer the test releases by hand.
   function slowShopify() {
-    let release!: (zone: string) => void;
+    let release!: (p: ShopProfile) => void;
     let calls = 0;
-    const answer = new Promise<string>((r) => (release = r));
+    const answer = new Promise<ShopProfile>((r) => (release = r));
     const lookup = (_domain: string) => {
       calls++;
       return answer;
@@ -209,20 +284,20 @@ describe('boundedZoneLookup: the page does not wait on a slow Shopify', () => {
     return { lookup, release, calls: () => calls };
   }
 
-  it('UTC while Shopify has not answered; its zone once it has; one question at a time', async () => {
+  it('unknown (UTC, no name) while Shopify has not answered; its profile once it has; one question at a time', async () => {
     const shopify = slowShopify();
-    const zoneOf = boundedZoneLookup(shopify.lookup, 5);
-    expect(await zoneOf('slow.myshopify.com')).toBe('UTC');
-    expect(await zoneOf('slow.myshopify.com')).toBe('UTC');
+    const profileOf = boundedProfileLookup(shopify.lookup, 5);
+    expect(await profileOf('slow.myshopify.com')).toEqual(UNKNOWN_SHOP);
+    expect(await profileOf('slow.myshopify.com')).toEqual(UNKNOWN_SHOP);
     expect(shopify.calls()).toBe(1);
-    shopify.release('Europe/Berlin');
-    expect(await zoneOf('slow.myshopify.com')).toBe('Europe/Berlin');
+    shopify.release(berlin);
+    expect(await profileOf('slow.myshopify.com')).toEqual(berlin);
   });
 
-  it('an answer in time is used at once; a failed lookup is UTC', async () => {
+  it('an answer in time is used at once; a failed lookup is unknown', async () => {
     const shopify = slowShopify();
-    shopify.release('America/Chicago');
-    expect(await boundedZoneLookup(shopify.lookup, 60_000)('quick.myshopify.com')).toBe('America/Chicago');
-    expect(await boundedZoneLookup(() => Promise.reject(new Error('Shopify down')), 60_000)('down.myshopify.com')).toBe('UTC');
+    shopify.release(berlin);
+    expect(await boundedProfileLookup(shopify.lookup, 60_000)('quick.myshopify.com')).toEqual(berlin);
+    expect(await boundedProfileLookup(() => Promise.reject(new Error('Shopify down')), 60_000)('down.myshopify.com')).toEqual(UNKNOWN_SHOP);
   });
 });

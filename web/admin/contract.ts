@@ -56,7 +56,7 @@ export interface Settings {
     eventMapping: Record<string, string>;
   };
   reconcile: { staleAfterMinutes: number };
-  tracking: { expiryDays: number };
+  tracking: { expiryDays: number; estimateMinutes: number };
   rates: RatesSettings;
   windows: WindowsSettings;
 }

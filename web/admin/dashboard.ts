@@ -3,6 +3,7 @@
 // weeks start on Monday (ISO 8601). Money is summed per currency in integer
 // cents. Table-tested in test/unit/admin-dashboard.test.ts; in the mutation scope.
 import { formatCents, toCents } from '../dispatch/money.ts';
+import { knownTimeZone } from '../shopify/shop-profile.ts';
 
 export const CHART_DAYS = 14;
 /** Rows are read from this long before the chart's first day: a booking made later than this after payment is not counted. */
@@ -50,16 +51,6 @@ export interface Dashboard {
 
 const PROBLEM = new Set(['NEEDS_ATTENTION', 'FAILED', 'CANCEL_REQUESTED_IN_SHOPIFY']);
 const NO_CURRENCY = 'XXX';
-
-/** The zone as Intl names it, or null when Intl does not know it. */
-export function knownTimeZone(zone: string | null | undefined): string | null {
-  if (!zone) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
 
 /** The zone when Intl knows it, else UTC (the documented fallback). */
 export function safeTimeZone(zone: string | null | undefined): string {

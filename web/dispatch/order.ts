@@ -44,6 +44,8 @@ export const OrderSnapshotSchema = z.object({
   // Kept so an older orders/updated than the one stored is ignored (web/dispatch/address-change.ts).
   updated_at: optText,
   financial_status: optText,
+  // The customer's language at checkout ("de", "fr-CA"): the tracking page speaks it (web/tracking/locale.ts).
+  customer_locale: optText,
   total_weight: optNumber,
   location_id: id.nullish(),
   // Only the id (to find a customer's deliveries for customers/redact): contact details come from the order itself.

@@ -91,6 +91,8 @@ export const SettingsSchema = z.object({
     .object({
       /** The customer tracking page (web/tracking/) answers 410 this many days after the delivery ended. */
       expiryDays: z.number().int().min(1).max(90).default(7),
+      /** The page's expected window: deliveries usually arrive within this many minutes of booking (web/tracking/estimate.ts). */
+      estimateMinutes: z.number().int('expected whole minutes').min(30).max(720).default(180),
     })
     .prefault({}),
   /** Same-day price at checkout (Shopify CarrierService); docs/rates.md. */

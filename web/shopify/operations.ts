@@ -23,6 +23,7 @@ export const ORDER_FOR_DISPATCH = /* GraphQL */ `
       currencyCode
       totalPriceSet { shopMoney { amount currencyCode } }
       totalWeight
+      customerLocale
       shippingAddress { name firstName lastName company address1 address2 city province zip country countryCodeV2 phone latitude longitude }
       shippingLines(first: 5) { nodes { title code source } }
       lineItems(first: 100) { nodes { id quantity requiresShipping } }
@@ -188,6 +189,7 @@ export async function fetchOrderAsPayload(api: AdminApi, shop: string, orderId: 
     currency: o.totalPriceSet?.shopMoney?.currencyCode ?? o.currencyCode,
     total_price: o.totalPriceSet?.shopMoney?.amount,
     total_weight: o.totalWeight === null || o.totalWeight === undefined ? null : Number(o.totalWeight),
+    customer_locale: o.customerLocale,
     shipping_address: a
       ? {
           name: a.name, first_name: a.firstName, last_name: a.lastName, company: a.company, address1: a.address1, address2: a.address2,
@@ -268,8 +270,17 @@ export const CARRIER_SERVICE_UPDATE = /* GraphQL */ `
     }
   }`;
 
-/** The shop's IANA time zone: the home dashboard's days (web/admin/services/shop-time-zone.ts). */
-export const SHOP_TIME_ZONE = /* GraphQL */ `
-  query ShopTimeZone {
-    shop { ianaTimezone }
+/**
+ * Who the shop is to its customers and where its clock is (web/shopify/shop-profile.ts): the tracking
+ * page's store name, contact and language, and the home dashboard's days. No access scope needed.
+ */
+export const SHOP_PROFILE = /* GraphQL */ `
+  query ShopProfile {
+    shop {
+      name
+      contactEmail
+      ianaTimezone
+      shopAddress { phone countryCodeV2 }
+      primaryDomain { localization { defaultLocale } }
+    }
   }`;

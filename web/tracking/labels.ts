@@ -1,51 +1,61 @@
-// Courier statuses and delivery statuses in the customer's words. Pure:
-// table-tested in test/unit/tracking-labels.test.ts. Synonyms come from the
-// courier status ranks (web/fulfillment/progress.ts), so a status that ranks is labelled.
+// Courier statuses and delivery statuses in the customer's words: message keys
+// of web/i18n/messages/tracking/ (status.*). Pure: table-tested in
+// test/unit/tracking.test.ts. Synonyms come from the courier status ranks
+// (web/fulfillment/progress.ts), so a status that ranks is labelled.
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { isSuccess, normaliseStatus, rankOf, TERMINAL_RANK } from '../fulfillment/progress.ts';
 
-const BY_RANK: ReadonlyArray<[maxRank: number, label: string]> = [
-  [10, 'Booked with the courier'],
-  [20, 'Driver assigned'],
-  [25, 'Driver heading to the store'],
-  [30, 'Picked up'],
-  [40, 'On the way'],
-  [45, 'Running late'],
-  [50, 'Out for delivery'],
-  [60, 'Delivery attempted'],
+/** A status message key (status.* in web/i18n/messages/tracking/en.json). */
+export type StatusKey =
+  | 'status.orderReceived' | 'status.preparing' | 'status.booked' | 'status.driverAssigned' | 'status.driverToStore'
+  | 'status.pickedUp' | 'status.onTheWay' | 'status.runningLate' | 'status.outForDelivery' | 'status.attempted'
+  | 'status.delivered' | 'status.returned' | 'status.cancelled' | 'status.unsuccessful' | 'status.notSent';
+
+const BY_RANK: ReadonlyArray<[maxRank: number, key: StatusKey]> = [
+  [10, 'status.booked'],
+  [20, 'status.driverAssigned'],
+  [25, 'status.driverToStore'],
+  [30, 'status.pickedUp'],
+  [40, 'status.onTheWay'],
+  [45, 'status.runningLate'],
+  [50, 'status.outForDelivery'],
+  [60, 'status.attempted'],
 ];
 
 /** The customer label of a courier status; null for one we do not know (never shown raw). */
-export function courierStatusLabel(status: string): string | null {
+export function courierStatusLabel(status: string): StatusKey | null {
   const rank = rankOf(status);
   if (rank === null) return null;
   if (rank >= TERMINAL_RANK) {
-    if (isSuccess(status)) return 'Delivered';
+    if (isSuccess(status)) return 'status.delivered';
     const s = normaliseStatus(status);
-    if (s === 'returned') return 'Returned to the store';
-    if (s === 'cancelled' || s === 'canceled') return 'Delivery cancelled';
-    return 'Delivery unsuccessful';
+    if (s === 'returned') return 'status.returned';
+    if (s === 'cancelled' || s === 'canceled') return 'status.cancelled';
+    return 'status.unsuccessful';
   }
   return BY_RANK.find(([max]) => rank <= max)?.[1] ?? null;
 }
 
-export const ORDER_RECEIVED = 'Order received';
+/** The labels of a courier's final statuses: nothing is left to expect after one. */
+export const FINAL_LABELS: ReadonlySet<StatusKey> = new Set(['status.delivered', 'status.returned', 'status.cancelled', 'status.unsuccessful']);
+
+export const ORDER_RECEIVED: StatusKey = 'status.orderReceived';
 
 /** What to say before (or instead of) a courier status. */
-export function deliveryStatusLabel(status: DeliveryStatus): string {
+export function deliveryStatusLabel(status: DeliveryStatus): StatusKey {
   switch (status) {
     case 'CANCEL_REQUESTED_IN_SHOPIFY':
-      return 'Delivery cancelled';
+      return 'status.cancelled';
     case 'FAILED':
     case 'SKIPPED':
-      return 'Not sent by same-day delivery';
+      return 'status.notSent';
     case 'DELIVERED':
-      return 'Delivered';
+      return 'status.delivered';
     case 'CREATED':
     case 'IN_PROGRESS':
-      return 'Booked with the courier';
+      return 'status.booked';
     default:
-      return 'Preparing your delivery';
+      return 'status.preparing';
   }
 }
 
@@ -58,7 +68,7 @@ export interface TimelineRow {
 }
 
 export interface Step {
-  label: string;
+  label: StatusKey;
   at: Date;
 }
 
@@ -81,7 +91,7 @@ export function customerSteps(d: { createdAt: Date; generation: number }, rows: 
 }
 
 /** The headline: the delivery's own status where it says more (cancelled, not sent), else the latest step. */
-export function headline(status: DeliveryStatus, steps: Step[]): string {
+export function headline(status: DeliveryStatus, steps: Step[]): StatusKey {
   if (status === 'CANCEL_REQUESTED_IN_SHOPIFY' || status === 'FAILED' || status === 'SKIPPED') return deliveryStatusLabel(status);
   const last = steps.at(-1)!;
   return last.label === ORDER_RECEIVED ? deliveryStatusLabel(status) : last.label;

@@ -17,15 +17,15 @@ export async function trackingUrlFor(db: Db, appUrl: string, deliveryId: string)
   return trackingPageUrl(appUrl, await ensureTrackingToken(db, deliveryId));
 }
 
-/** The delivery behind a token, with what the page needs; null when none (or its shop uninstalled the app). */
+/** The delivery behind a token, with what the page needs; null when none. The route refuses one whose shop uninstalled the app. */
 export async function findTracked(db: Db, token: string) {
-  const d = await db.delivery.findUnique({
+  return db.delivery.findUnique({
     where: { trackingToken: token },
     select: {
       status: true, createdAt: true, updatedAt: true, generation: true, orderName: true, redactedAt: true, orderJson: true,
+      dispatchedAt: true, scheduledFor: true, locationId: true,
       shop: { select: { domain: true, settings: true, uninstalledAt: true } },
       events: { select: { kind: true, status: true, applied: true, generation: true, occurredAt: true } },
     },
   });
-  return d && !d.shop.uninstalledAt ? d : null;
 }

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.ts';
 import { countUnmatched } from '../../fulfillment/unmatched.ts';
 import { findShop } from '../../settings/store.ts';
 import { readSince, summarize } from '../dashboard.ts';
-import { shopTimeZone } from './shop-time-zone.ts';
+import { shopProfile } from '../../shopify/shop-profile.ts';
 
 /** What the home page's "needs attention" link filters the Deliveries page by. */
 export const ATTENTION_STATUSES = ['NEEDS_ATTENTION', 'FAILED'];
@@ -15,7 +15,8 @@ export const ATTENTION_STATUSES = ['NEEDS_ATTENTION', 'FAILED'];
 export async function homeDashboard(ctx: AppContext, domain: string) {
   const now = ctx.now();
   const shop = await findShop(ctx.db, domain);
-  const zone = await shopTimeZone(ctx, domain);
+  // The shop's zone from the cached shop profile (an hour per shop; a minute of UTC when Shopify cannot answer).
+  const zone = await shopProfile(ctx, domain);
   const [rows, attention, unmatched] = shop
     ? await Promise.all([
         ctx.db.delivery.findMany({
