@@ -1,4 +1,3 @@
-// What `shopify app dev` generates: the typed `shopify` global of this target.
 import '@shopify/ui-extensions';
 
 //@ts-ignore
