@@ -224,6 +224,14 @@ describe('flow actions', () => {
     }, 'the new booking');
     expect(again.courierOrderId).not.toBe(booked.courierOrderId);
     expect(await s.app.db.flowActionRun.findUnique({ where: { actionRunId: r.actionRunId } })).toMatchObject({ state: 'done', httpStatus: 200, message: 'Queued for a new delivery' });
+    // The new booking fails too. Flow's retry of the first run must not re-dispatch again: only a new run may.
+    await s.courier.advance(again.courierOrderId!, { outcome: 'failed', to: 'failed' });
+    await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))?.status === 'NEEDS_ATTENTION' ? true : null), 'the second failure');
+    const replay = await fireFlowAction(call(sim), { handle: 'redispatch-order', orderId, actionRunId: r.actionRunId });
+    expect(replay).toMatchObject({ status: 200, body: { message: 'Queued for a new delivery' } });
+    await new Promise((res) => setTimeout(res, 500));
+    expect(await deliveryOf(s.app, shop, orderId)).toMatchObject({ status: 'NEEDS_ATTENTION', generation: 2 });
+    expect(await s.courier.ordersCreatedFor(orderId)).toBe(2);
   });
 
   it('a bad body gets 400 naming the field', async () => {
