@@ -45,35 +45,40 @@ describe('Shopify Flow', () => {
     await new Promise((r) => setTimeout(r, 3_000)); // anything sent twice would have arrived by now
     expect((await triggersOf(s, shop, order.id)).sort()).toEqual(['delivery-booked', 'delivery-delivered']);
     expect((await s.sim.flowTriggers(shop)).refused).toEqual([]);
-  });
+  }, 240_000);
 
-  it('actions: a forged run gets 401 and changes nothing; a forbidden one is refused with the reason; re-dispatch after a failure runs once per action_run_id', async () => {
+  it('actions: a forged run gets 401 and changes nothing; one the delivery\'s state forbids is refused with the reason', async () => {
+    const s = stack();
+    const shop = await flowShop(s, 'e2e-flow-refused');
+    const order = (await placeFresh(s, shop, 'sandton-same-day')).order;
+    const booked = await waitAppStatus(s, shop, order.id, 'CREATED');
+    const forged = await s.sim.flowAction(shop, { handle: 'redispatch-order', orderId: order.id, secret: 'not-the-app-secret' });
+    expect(forged.status).toBe(401);
+    const refused = await s.sim.flowAction(shop, { handle: 'dispatch-order', orderId: order.id });
+    expect(refused).toMatchObject({ status: 409, body: { message: 'delivery is CREATED; nothing to retry', code: 'not_allowed' } });
+    expect((await appDelivery(s, shop, order.id)).generation).toBe(booked.generation);
+    expect(await s.courier.ordersCreatedFor(order.id)).toBe(1);
+  }, 240_000);
+
+  it('re-dispatch after a courier failure runs once per action_run_id: Flow\'s retry of the run books nothing more', async () => {
     const s = stack();
     const shop = await flowShop(s, 'e2e-flow-actions');
     await s.courier.updateSettings({ stepIntervalMs: 0 });
     const order = (await placeFresh(s, shop, 'sandton-same-day')).order;
     const co = await courierOrderOf(s, order.id);
-    const booked = await waitAppStatus(s, shop, order.id, 'CREATED');
-
-    const forged = await s.sim.flowAction(shop, { handle: 'redispatch-order', orderId: order.id, secret: 'not-the-app-secret' });
-    expect(forged.status).toBe(401);
-    const refused = await s.sim.flowAction(shop, { handle: 'dispatch-order', orderId: order.id });
-    expect(refused).toMatchObject({ status: 409, body: { message: 'delivery is CREATED; nothing to retry' } });
-    expect((await appDelivery(s, shop, order.id)).generation).toBe(booked.generation);
-
+    await waitAppStatus(s, shop, order.id, 'CREATED');
     await s.courier.advance(co.id, { outcome: 'failed', to: 'failed' });
-    await waitAppStatus(s, shop, order.id, 'NEEDS_ATTENTION');
+    const failed = await waitAppStatus(s, shop, order.id, 'NEEDS_ATTENTION');
     const run = await s.sim.flowAction(shop, { handle: 'redispatch-order', orderId: order.id });
     expect(run.status).toBe(202);
-    await waitUntil(async () => (await s.courier.orders({ reference: order.id })).length === 2 || null, 'the second courier order', { timeoutMs: 60_000 });
+    await waitUntil(async () => (await s.courier.orders({ reference: order.id })).length === 2 || null, 'the second courier order', { timeoutMs: 90_000 });
     const done = await waitUntil(async () => {
       const again = await s.sim.flowAction(shop, { handle: 'redispatch-order', orderId: order.id, actionRunId: run.actionRunId });
       return again.status === 200 ? again : null;
-    }, 'the run done', { timeoutMs: 60_000 });
+    }, 'the run done', { timeoutMs: 90_000, intervalMs: 1_000 });
     expect(done.body).toMatchObject({ message: 'Queued for a new delivery' });
-    await new Promise((r) => setTimeout(r, 1_000));
     expect(await s.courier.ordersCreatedFor(order.id)).toBe(2);
-    expect((await appDelivery(s, shop, order.id)).generation).toBe(booked.generation + 1);
+    expect((await appDelivery(s, shop, order.id)).generation).toBe(failed.generation + 1);
     expect((await triggersOf(s, shop, order.id)).filter((h) => h === 'delivery-needs-attention')).toHaveLength(1);
-  });
+  }, 240_000);
 });
