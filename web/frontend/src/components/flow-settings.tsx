@@ -4,7 +4,18 @@
 import { useState } from 'preact/hooks';
 import { put, toast } from '../api.ts';
 import { useResource } from '../state.ts';
+import type { ComponentChildren } from 'preact';
 import type { FlowStatus, SettingsPayload } from '../types.ts';
+
+function Item(props: { name: string; description: string; children?: ComponentChildren }) {
+  return (
+    <s-stack direction="inline" gap="small-200">
+      <s-text type="strong">{props.name}</s-text>
+      {props.children}
+      <s-text color="subdued">{props.description}</s-text>
+    </s-stack>
+  );
+}
 
 export function FlowSettings() {
   const s = useResource<FlowStatus>('/api/flow');
@@ -35,23 +46,16 @@ export function FlowSettings() {
         <s-heading>Triggers</s-heading>
         <s-stack gap="small-200">
           {flow.triggers.map((t) => (
-            <s-stack key={t.handle} direction="inline" gap="small-200">
-              <s-text type="strong">{t.name}</s-text>
+            <Item key={t.handle} name={t.name} description={t.description}>
               {t.inUse ? <s-badge tone="success">Used by a workflow</s-badge> : <s-badge>Not used</s-badge>}
               {t.sent > 0 && <s-text color="subdued">{t.sent} sent this week</s-text>}
               {t.failed > 0 && <s-badge tone="critical">{`${t.failed} failed: ${t.lastFailure ?? ''}`}</s-badge>}
-              <s-text color="subdued">{t.description}</s-text>
-            </s-stack>
+            </Item>
           ))}
         </s-stack>
         <s-heading>Actions</s-heading>
         <s-stack gap="small-200">
-          {flow.actions.map((a) => (
-            <s-stack key={a.handle} direction="inline" gap="small-200">
-              <s-text type="strong">{a.name}</s-text>
-              <s-text color="subdued">{a.description}</s-text>
-            </s-stack>
-          ))}
+          {flow.actions.map((a) => <Item key={a.handle} name={a.name} description={a.description} />)}
         </s-stack>
         <s-checkbox
           label="Send triggers for test deliveries too"
