@@ -7,6 +7,7 @@ import { fireFlowAction, flowState, sendFlowLifecycle } from '../../dev/shop-sim
 import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { FLOW_TRIGGERS } from '../../web/lifecycle/machine.ts';
 import { sendQueuedTrigger } from '../../web/flow/triggers.ts';
+import { FLOW_KEEP_DAYS, forgetOldFlowRecords } from '../../web/flow/index.ts';
 import { TEST_API_SECRET } from '../support/app.ts';
 import { postStatusEvent } from '../support/courier-events.ts';
 import { waitFor } from '../support/process.ts';
@@ -107,6 +108,13 @@ describe('flow triggers', () => {
     await s.app.db.flowTriggerEvent.update({ where: { id: row!.id }, data: { state: 'queued' } }); // even if it looked queued: no snapshot left to send
     await sendQueuedTrigger(s.app.ctx, row!.id);
     expect(received(sim, 'delivery-booked', orderId)).toHaveLength(1);
+
+    // Settled rows are forgotten after FLOW_KEEP_DAYS; a row still waiting to be sent never is.
+    const old = new Date(s.app.ctx.now() - (FLOW_KEEP_DAYS + 1) * 86_400_000);
+    const pending = await s.app.db.flowTriggerEvent.create({ data: { deliveryId: row!.deliveryId, shopId: row!.shopId, trigger: 'delivery-delivered', generation: 1, state: 'pending', snapshot: '{}' } });
+    await s.app.db.flowTriggerEvent.updateMany({ where: { deliveryId: row!.deliveryId }, data: { updatedAt: old } });
+    expect((await forgetOldFlowRecords(s.app.ctx)).triggers).toBeGreaterThanOrEqual(1);
+    expect(await s.app.db.flowTriggerEvent.findMany({ where: { deliveryId: row!.deliveryId }, select: { id: true } })).toEqual([{ id: pending.id }]);
   });
 
   it('nothing for shops whose workflows do not use the trigger, nor for test deliveries unless the merchant asks', async () => {

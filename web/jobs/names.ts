@@ -20,6 +20,8 @@ export const JOBS = {
   flowTrigger: 'flow-trigger',
   /** One Shopify Flow action run → the merchant action it asks for (web/flow/actions.ts). */
   flowAction: 'flow-action',
+  /** Periodic: forget settled Flow triggers and action runs after FLOW_KEEP_DAYS (web/flow/index.ts). */
+  flowCleanup: 'flow-cleanup',
 } as const;
 
 export interface DispatchJobData {
