@@ -14,8 +14,8 @@ export { flowRoutes } from './routes.ts';
 export const FLOW_KEEP_DAYS = 30;
 const CLEANUP_EVERY_MS = 6 * 3_600_000;
 
-export async function forgetOldFlowRecords(ctx: AppContext): Promise<{ triggers: number; runs: number }> {
-  const before = new Date(ctx.now() - FLOW_KEEP_DAYS * 86_400_000);
+export async function forgetOldFlowRecords(ctx: AppContext, now = ctx.now()): Promise<{ triggers: number; runs: number }> {
+  const before = new Date(now - FLOW_KEEP_DAYS * 86_400_000);
   const triggers = await ctx.db.flowTriggerEvent.deleteMany({ where: { state: { in: ['sent', 'skipped', 'failed'] }, updatedAt: { lt: before } } });
   const runs = await ctx.db.flowActionRun.deleteMany({ where: { state: { in: ['done', 'refused'] }, updatedAt: { lt: before } } });
   return { triggers: triggers.count, runs: runs.count };
