@@ -1,3 +1,4 @@
+// What `shopify app dev` generates: the typed `shopify` global of this target.
 import '@shopify/ui-extensions';
 
 //@ts-ignore
