@@ -26,7 +26,8 @@ function appCopy(edit?: (dir: string) => void): string {
 
 function build(dir: string) {
   const r = spawnSync(process.execPath, [CLI, 'app', 'build', '--path', dir, '--skip-dependencies-installation'], {
-    cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, SHOPIFY_CLI_NO_ANALYTICS: '1', CI: '1', NO_COLOR: '1' },
+    // PWD and INIT_CWD too: the CLI reads them, and from the repository it would regenerate the UI extensions' types there.
+    cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, PWD: dir, INIT_CWD: dir, SHOPIFY_CLI_NO_ANALYTICS: '1', CI: '1', NO_COLOR: '1' },
   });
   return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
 }
