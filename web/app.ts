@@ -18,6 +18,7 @@ import { appUninstalled, customersDataRequest, customersRedact, shopRedact } fro
 import { trackingRoutes } from './tracking/route.ts';
 import { shopProfile } from './shopify/shop-profile.ts';
 import { RATES_CALLBACK_PATH, ratesCallbackRoute } from './rates/route.ts';
+import { flowRoutes } from './flow/index.ts';
 
 export interface AppServices {
   ctx: AppContext;
@@ -59,6 +60,8 @@ export function buildApp(s: AppServices): Express {
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
   // Checkout rates (Shopify CarrierService); delivery windows decide "out of hours" (web/rates/hours.ts).
   app.post(RATES_CALLBACK_PATH, ...ratesCallbackRoute(ctx));
+  // Shopify Flow's action runs and trigger lifecycle callbacks (signed like webhooks).
+  app.use(flowRoutes(ctx));
 
   // Shopify-managed installation and token exchange replace the authorization-code routes (an
   // OAuth redirect cannot run inside the admin iframe). Say so, instead of the library's error log.

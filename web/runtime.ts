@@ -26,6 +26,7 @@ import { offlineTokenProvider } from './shopify/offline-token.ts';
 import { SHOPIFY_ATTEMPTS_IN_JOBS } from './retry/budget.ts';
 import { appClock, type Clock } from './ops/clock.ts';
 import { dispatchDue } from './windows/dispatch.ts';
+import { startFlowWorkers } from './flow/index.ts';
 
 export interface RuntimeOptions {
   /** Run job workers in this process (the server); the CLI only enqueues. */
@@ -38,6 +39,8 @@ export interface RuntimeOptions {
   queue?: { pollIntervalMs?: number; leaseMs?: number };
   /** The app's clock (tests; dev/start.ts installs one through web/ops/clock.ts). Default: the system clock. */
   clock?: Clock;
+  /** Shopify Flow: how often the trigger relay looks for new triggers (web/flow/triggers.ts). */
+  flow?: { relayIntervalMs?: number };
 }
 
 export interface Runtime {
@@ -86,6 +89,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     }),
     now: () => clock.now(),
   };
+  let flow: { stop(): Promise<void> } | null = null;
   if (opts.workers) {
     // Jobs retry their Shopify calls themselves, so their Admin client makes one attempt per call (web/retry/budget.ts).
     const jobCtx: AppContext = {
@@ -95,6 +99,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     await registerDispatchJobs(jobCtx, opts.dispatchRetry, { inFlightMs: opts.inFlightMs ?? 2 * (opts.courier?.requestTimeoutMs ?? 15_000) });
     await registerRoutingJobs(jobCtx, opts.dispatchRetry);
     await registerFulfillmentJobs(jobCtx, { reconcileIntervalMs: config.reconcileIntervalMs, ...opts.fulfillment });
+    flow = await startFlowWorkers(jobCtx, opts.flow);
     await ctx.queue.every(JOBS.retention, RETENTION_SWEEP_MS, async () =>
       void (await retentionSweep(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));
     // A moved clock (development): scheduled deliveries now due go out without waiting for their timers.
@@ -106,6 +111,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     ctx,
     shopify,
     async close() {
+      await flow?.stop();
       await queue.stop({ graceMs: 10_000 });
     },
   };

@@ -10,6 +10,7 @@
 import { randomInt } from 'node:crypto';
 import { validateOperation } from './contract.ts';
 import { CARRIER_SERVICE_HANDLERS } from './carrier-services.ts';
+import { FLOW_HANDLERS } from './flow.ts';
 
 export interface SimLineItem {
   id: string; // fulfillment order line item id (numeric)
@@ -545,6 +546,7 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   ...CARRIER_SERVICE_HANDLERS,
+  ...FLOW_HANDLERS,
 };
 
 export const SUPPORTED_OPERATIONS = Object.keys(HANDLERS);

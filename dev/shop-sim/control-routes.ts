@@ -6,6 +6,7 @@ import { declaredScopes } from './fixtures.ts';
 import type { Delivery } from './sender.ts';
 import { openApp } from './shopify-api.ts';
 import { carrierState, checkoutRates } from './carrier-services.ts';
+import { FLOW_CONTROL_SUMMARY, flowControlRoutes } from './flow.ts';
 import { deliveryView, idOf, type SimState } from './state.ts';
 import { WEBHOOK_TOPICS, type PlaceOrderRequest, type SendWebhookRequest, type WebhookDeliveryView, type WebhookTopic } from './types.ts';
 
@@ -189,6 +190,7 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
     }, "set the shop's plan {publicDisplayName, partnerDevelopment?, shopifyPlus?} (carrier-calculated shipping depends on it)"],
     ['POST', /^\/shops\/([^/]+)\/checkout\/rates$/, (c) => checkoutRates(shopParam(c), state.apiSecret, c.body),
       'checkout: POST a signed rate request {origin?, destination?, items?, currency?, rawBody?, secret?} to the active carrier service → {status, body, elapsedMs}'],
+    ...flowControlRoutes(state),
   ];
 }
 
@@ -211,4 +213,5 @@ export const CONTROL_API_SUMMARY = [
   'POST /_sim/shops/:shop/token/expire           GET /_sim/shops/:shop/operations?name=',
   'GET  /_sim/webhooks?shop=&topic=&orderId=     GET /_sim/webhooks/:seq    POST /_sim/webhooks/:seq/redeliver',
   'POST /_sim/shops/:shop/checkout/rates {destination?, items?, currency?}  signed rate request to the carrier service   POST /_sim/shops/:shop/plan   GET /_sim/shops/:shop/carrier-services',
+  FLOW_CONTROL_SUMMARY,
 ];

@@ -6,6 +6,7 @@ import type {
   PlaceOrderRequest, PlaceOrderResult, SendWebhookRequest, ShopView, SimOrderView, SimSettings, WebhookDeliveryView,
 } from './server.ts';
 import type { CheckoutRatesRequest } from './carrier-services.ts';
+import type { FlowActionRequest, ReceivedTrigger } from './flow.ts';
 
 export type * from './server.ts';
 
@@ -138,6 +139,21 @@ export class ShopSimControl {
   /** Sends a delivery again with the same webhook id, event id and body: Shopify's duplicate. */
   redeliver(seq: number, opts: { wait?: boolean } = {}) {
     return this.#call<WebhookDeliveryView>('POST', `/webhooks/${seq}/redeliver`, opts);
+  }
+
+  /** Flow triggers the app sent this shop: received (valid) and refused (with the problems). */
+  flowTriggers(shop: string) {
+    return this.#call<{ received: ReceivedTrigger[]; refused: Array<{ handle: string; payload: unknown; problems: string[] }> }>('GET', `/shops/${enc(shop)}/flow/triggers`);
+  }
+
+  /** A Flow action run, signed as Shopify signs it, to the action's runtime URL. */
+  flowAction(shop: string, r: FlowActionRequest) {
+    return this.#call<{ actionRunId: string; status: number; body: any }>('POST', `/shops/${enc(shop)}/flow/actions`, r);
+  }
+
+  /** Flow's trigger lifecycle callback: a workflow using `trigger` was enabled or disabled. */
+  flowLifecycle(shop: string, trigger: string, enabled: boolean) {
+    return this.#call<{ status: number; body: any }>('POST', `/shops/${enc(shop)}/flow/lifecycle`, { trigger, enabled });
   }
 
   /** The next `count` GraphQL calls to the shop answer THROTTLED. */

@@ -7,6 +7,7 @@ import * as ops from '../../web/shopify/operations.ts';
 import type { AdminApi } from '../../web/shopify/admin-api.ts';
 import { API_VERSION } from '../../web/shopify/app.ts';
 import { DEFAULT_SCOPES } from '../../web/config/env.ts';
+import { buildTriggerPayload } from '../../web/flow/payloads.ts';
 import { ADMIN_SCHEMA_VERSION, grantedScopes, requiredScopes, validateOperation } from '../../dev/shop-sim/contract.ts';
 
 /** Every exported GraphQL document in web/shopify/operations.ts, by operation name. */
@@ -64,6 +65,12 @@ async function sentOperations(): Promise<Array<{ query: string; variables: Recor
   calls.push({ query: ops.RATES_SETUP, variables: {} });
   calls.push({ query: ops.CARRIER_SERVICE_CREATE, variables: { input: { name: 'Same-day delivery', callbackUrl: 'https://app.example/carrier-service/rates', active: true, supportsServiceDiscovery: true } } });
   calls.push({ query: ops.CARRIER_SERVICE_UPDATE, variables: { input: { id: 'gid://shopify/DeliveryCarrierService/1', name: 'Same-day delivery', callbackUrl: 'https://app.example/carrier-service/rates', active: false } } });
+  // Shopify Flow (web/flow/triggers.ts), with a payload the app builds.
+  await ops.sendFlowTrigger({ request: async (shop, query, variables) => (calls.push({ query, variables: variables ?? {} }), { flowTriggerReceive: { userErrors: [] } }) as any }, 'a.myshopify.com', 'delivery-booked',
+    buildTriggerPayload('delivery-booked', {
+      shopifyOrderId: '820982911946', status: 'CREATED', reasonCode: null, reason: null, courierStatus: null, courierStatusAt: null, deliveryPrice: '79.50', currency: 'ZAR',
+      dispatchJobId: 'JOB-1', locationId: '1', environment: 'live', paidAt: new Date(0).toISOString(), courierOrder: true, tries: 1,
+    }));
   return calls;
 }
 

@@ -19,6 +19,7 @@ import { settingsRoutes } from './routes/settings.ts';
 import { bulkRoutes } from './routes/bulk.ts';
 import { ratesRoutes } from './routes/rates.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
+import { flowRoutes } from './routes/flow.ts';
 
 export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   const { ctx } = deps;
@@ -33,6 +34,7 @@ export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   r.use(bulkRoutes(ctx));
   r.use(ratesRoutes(ctx));
   r.use(dashboardRoutes(ctx));
+  r.use(flowRoutes(ctx));
   r.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });

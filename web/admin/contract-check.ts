@@ -11,6 +11,7 @@ import type { listDeliveries } from './services/deliveries.ts';
 import type { runBulk } from './services/bulk.ts';
 import type { settingsPayload, shopLocations, testConnection, testWebhook } from './services/settings.ts';
 import type { ratesStatus, syncCarrierService } from '../rates/carrier-service.ts';
+import type { flowStatus } from './services/flow.ts';
 
 /** What JSON.stringify makes of a value: dates become strings. */
 type Json<T> = T extends Date ? string : T extends readonly (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
@@ -31,4 +32,5 @@ export type Checked = [
   Is<Answer<typeof searchAddress>, C.GeocodeSearchResult>,
   Is<Answer<typeof runBulk>, C.BulkResult>,
   Is<Answer<typeof homeDashboard>, C.HomeDashboard>,
+  Is<Answer<typeof flowStatus>, C.FlowStatus>,
 ];

@@ -321,3 +321,23 @@ export interface HomeDashboard {
   /** The last 14 days, oldest first, zero days included; delivered and problems are of that day's bookings. */
   days: Array<{ date: string; bookings: number; delivered: number; problems: number }>;
 }
+
+/** GET /api/flow: the Shopify Flow triggers and actions the app offers, and this shop's use of them (docs/flow.md). */
+export interface FlowStatus {
+  /** Shopify Flow in the admin (an App Bridge admin link). */
+  flowUrl: string;
+  triggers: Array<{
+    handle: string;
+    name: string;
+    description: string;
+    /** An enabled workflow uses it (Flow's lifecycle callback). */
+    inUse: boolean;
+    /** In the last 7 days. */
+    sent: number;
+    failed: number;
+    lastFailure: string | null;
+  }>;
+  actions: Array<{ handle: string; name: string; description: string }>;
+  /** The merchant's setting: triggers for deliveries on the courier's test environment too. */
+  sendTestDeliveries: boolean;
+}

@@ -16,6 +16,12 @@ export const JOBS = {
   routing: 'order-routing-complete',
   /** Periodic: erase personal data of final deliveries past the retention period (web/privacy/erase.ts). */
   retention: 'personal-data-retention',
+  /** One Shopify Flow trigger from the outbox → flowTriggerReceive (web/flow/triggers.ts). */
+  flowTrigger: 'flow-trigger',
+  /** One Shopify Flow action run → the merchant action it asks for (web/flow/actions.ts). */
+  flowAction: 'flow-action',
+  /** Periodic: forget settled Flow triggers and action runs after FLOW_KEEP_DAYS (web/flow/index.ts). */
+  flowCleanup: 'flow-cleanup',
 } as const;
 
 export interface DispatchJobData {
@@ -36,4 +42,10 @@ export interface CourierEventJobData {
 }
 export interface RematchJobData {
   environmentId: string;
+}
+export interface FlowTriggerJobData {
+  eventId: string;
+}
+export interface FlowActionJobData {
+  runId: string;
 }

@@ -246,3 +246,22 @@ function refusal(f: Facts, event: LifecycleEvent): string {
 export function liveTestOrder(test: boolean | null | undefined, environment: string | null | undefined): { code: 'test_order_live'; message: string } | null {
   return test === true && environment === 'live' ? { code: 'test_order_live', message: 'Test orders are never sent to the live courier' } : null;
 }
+
+/** Shopify Flow triggers (extensions/flow-*, docs/flow.md), by handle. */
+export const FLOW_TRIGGERS = ['delivery-booked', 'delivery-needs-attention', 'delivery-courier-failed', 'delivery-delivered'] as const;
+export type FlowTrigger = (typeof FLOW_TRIGGERS)[number];
+
+/**
+ * The Flow triggers an applied transition reports: each at most once per transition, and never
+ * for a repeat of one already applied (the status, or the booking, is already there).
+ */
+export function flowTriggersOf(before: Facts, event: LifecycleEvent, to: DeliveryStatus): FlowTrigger[] {
+  const out: FlowTrigger[] = [];
+  // The courier order recorded for the first time in this generation; not an order cancelled meanwhile.
+  if (event === 'booked' && before.courierOrder !== true && to !== 'CANCEL_REQUESTED_IN_SHOPIFY') out.push('delivery-booked');
+  if (to === 'NEEDS_ATTENTION' && before.status !== 'NEEDS_ATTENTION') out.push('delivery-needs-attention');
+  // Rank-guarded upstream: one courier failure applies once (a flagged cancellation keeps its status: not sent).
+  if (event === 'courier_failed' && to === 'NEEDS_ATTENTION') out.push('delivery-courier-failed');
+  if (to === 'DELIVERED' && before.status !== 'DELIVERED') out.push('delivery-delivered');
+  return out;
+}

@@ -14,9 +14,10 @@
 //   a background fact (a courier answer, a cancellation) is never dropped.
 import type { Tx } from '../db/client.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { decide, factsOf, type CurrentRow, type Decision, type DeliveryStatus, type Facts, type LifecycleEvent, type MerchantAction } from './machine.ts';
+import { decide, factsOf, flowTriggersOf, type CurrentRow, type Decision, type DeliveryStatus, type Facts, type LifecycleEvent, type MerchantAction } from './machine.ts';
 import { runEffects } from './effects.ts';
 import { addEvent, type TimelineEntry } from './timeline.ts';
+import { recordFlowTriggers } from './flow-outbox.ts';
 
 /** A merchant action refused (409 unless said), or a delivery not found (404). */
 export class ActionError extends Error {
@@ -44,7 +45,8 @@ export type Outcome =
   | { applied: false; conflict: boolean; decision: Decision | null };
 
 export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, plan: Plan): Promise<Outcome> {
-  const decision = decide(factsOf(d, plan.facts), plan.event);
+  const facts = factsOf(d, plan.facts);
+  const decision = decide(facts, plan.event);
   if (!decision.ok) return { applied: false, conflict: false, decision };
   const data = plan.data ?? {};
   // Nothing to write (e.g. a cancellation of a delivered order): only the timeline records it.
@@ -57,6 +59,9 @@ export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, 
   }
   if (plan.timeline) await addEvent(tx, d.id, plan.timeline);
   await runEffects(tx, queue, decision.row.effects, d.id, plan.generation ?? d.generation);
+  // Shopify Flow triggers: an outbox row per trigger, in this transaction (flow-outbox.ts).
+  const triggers = flowTriggersOf(facts, plan.event, decision.to);
+  if (triggers.length) await recordFlowTriggers(tx, d.id, triggers);
   return { applied: true, to: decision.to, decision };
 }
 

@@ -99,6 +99,13 @@ export const SettingsSchema = z.object({
   rates: RatesSettingsSchema.prefault({}),
   /** Opening hours, cut-off, closures and preparation time per pickup location (docs/delivery-windows.md). */
   windows: WindowsSettingsSchema,
+  /** Shopify Flow triggers (docs/flow.md). */
+  flow: z
+    .object({
+      /** Send triggers for deliveries on the courier's test environment too (off: real deliveries only). */
+      sendTestDeliveries: z.boolean().default(false),
+    })
+    .prefault({}),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

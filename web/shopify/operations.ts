@@ -284,3 +284,17 @@ export const SHOP_PROFILE = /* GraphQL */ `
       primaryDomain { localization { defaultLocale } }
     }
   }`;
+
+// Shopify Flow: starts the shop's workflows that begin with one of our triggers (web/flow/triggers.ts).
+// `handle` + `payload` (the `body` argument is deprecated); payload under 1 MB.
+export const FLOW_TRIGGER_RECEIVE = /* GraphQL */ `
+  mutation FlowTriggerReceive($handle: String, $payload: JSON) {
+    flowTriggerReceive(handle: $handle, payload: $payload) {
+      userErrors { field message }
+    }
+  }`;
+
+export async function sendFlowTrigger(api: AdminApi, shop: string, handle: string, payload: Record<string, unknown>): Promise<void> {
+  const data = await api.request<{ flowTriggerReceive: { userErrors: Array<{ field: string[] | null; message: string }> } | null }>(shop, FLOW_TRIGGER_RECEIVE, { handle, payload });
+  throwOnUserErrors('flowTriggerReceive', data.flowTriggerReceive);
+}

@@ -27,9 +27,15 @@ export const DONE: Record<QueueAction, string> = {
   fix: 'Corrected and queued again',
 };
 
+/** Runs in the action's own transaction: a record of the action commits with it or not at all (e.g. a Flow action run). */
+export type SameTransaction = (tx: Tx, deliveryId: string) => Promise<void>;
+
 /** Runs an action; throws ActionError (FixValidationError for a refused correction) when the delivery does not allow it. */
-export async function runAction(ctx: AppContext, domain: string, id: string, action: QueueAction, input?: unknown): Promise<void> {
-  await ctx.db.$transaction((tx) => RUN[action](ctx, tx, domain, id, input));
+export async function runAction(ctx: AppContext, domain: string, id: string, action: QueueAction, input?: unknown, also?: SameTransaction): Promise<void> {
+  await ctx.db.$transaction(async (tx) => {
+    await RUN[action](ctx, tx, domain, id, input);
+    await also?.(tx, id);
+  });
   ctx.queue.notify();
 }
 
@@ -37,14 +43,18 @@ export async function runAction(ctx: AppContext, domain: string, id: string, act
  * Dispatch a Shopify order now: the recorded delivery when we have one, else
  * the order fetched from Shopify and recorded. Null when Shopify has no such order.
  */
-export async function dispatchOrder(ctx: AppContext, domain: string, orderId: string, knownId: string | null): Promise<{ deliveryId: string; orderName: string | null } | null> {
+export async function dispatchOrder(ctx: AppContext, domain: string, orderId: string, knownId: string | null, also?: SameTransaction): Promise<{ deliveryId: string; orderName: string | null } | null> {
   if (knownId) {
-    await runAction(ctx, domain, knownId, 'dispatch');
+    await runAction(ctx, domain, knownId, 'dispatch', undefined, also);
     return { deliveryId: knownId, orderName: null };
   }
   const payload = await fetchOrderAsPayload(ctx.admin, domain, orderId);
   if (!payload) return null;
-  const record = () => ctx.db.$transaction((tx) => recordAndDispatch(tx, ctx.queue, domain, payload));
+  const record = () => ctx.db.$transaction(async (tx) => {
+    const id = await recordAndDispatch(tx, ctx.queue, domain, payload);
+    await also?.(tx, id);
+    return id;
+  });
   // Two clicks at once: the loser of the unique (shop, order) insert finds the winner's row and dispatches that.
   const deliveryId = await record().catch((e: unknown) => (isUniqueViolation(e) ? record() : Promise.reject(e)));
   ctx.queue.notify();

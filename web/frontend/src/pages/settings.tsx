@@ -12,6 +12,7 @@ import { DataRequests } from '../components/data-requests.tsx';
 import { TrackingPageSettings } from '../components/tracking-page.tsx';
 import { RatesSettings } from '../components/rates-settings.tsx';
 import { WindowsSettings } from '../components/windows-settings.tsx';
+import { FlowSettings } from '../components/flow-settings.tsx';
 import type { Env, EnvironmentInfo, Settings, SettingsPayload, ShopLocation } from '../types.ts';
 
 interface Form {
@@ -344,6 +345,7 @@ export function SettingsPage() {
           </s-stack>
           <TrackingPageSettings />
           <RatesSettings rates={s.data.settings.rates} />
+          <FlowSettings />
           <WindowsSettings />
           <DataRequests />
         </>
