@@ -19,7 +19,9 @@ function filterDate(endOfDay: boolean) {
     .transform((v, c) => {
       if (!v) return undefined;
       const bare = /^\d{4}-\d{2}-\d{2}$/.test(v);
-      const ms = bare ? Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 : 0) : Date.parse(v);
+      // A time without an offset is UTC, like a bare date (Date.parse would take the server's zone).
+      const noOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(v);
+      const ms = bare ? Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 : 0) : Date.parse(noOffset ? `${v}Z` : v);
       if (Number.isNaN(ms)) {
         c.addIssue({ code: 'custom', message: 'expected a date like 2026-11-22 or an ISO 8601 time' });
         return z.NEVER;
