@@ -10,7 +10,7 @@ import type { HomeDashboard } from '../../web/admin/contract.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { postStatusEvent } from '../support/courier-events.ts';
 import { connectCourierAccount, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
-import { ACROSS_DST, aroundMidnight, localDay, TestClock } from '../support/time.ts';
+import { ACROSS_DST, aroundMidnight, localDay, madeBefore, TestClock } from '../support/time.ts';
 
 const clock = new TestClock('2026-11-26T01:00:00Z');
 let s: Scenario;
@@ -58,7 +58,7 @@ describe('home dashboard', () => {
     const sim = await installShop(s, domain);
     sim.ianaTimezone = zone;
     forgetShopTimeZone();
-    const { orderId } = await placeOrder(s, sim, { created_at: new Date(clock.now() - 5 * 60_000).toISOString() });
+    const { orderId } = await placeOrder(s, sim, madeBefore(clock.now()));
     const booked = await waitForStatus(s.app, domain, orderId, 'CREATED');
     expect(booked.deliveryPrice).toMatch(/^\d+\.\d{2}$/);
     const shop = await s.app.db.shop.findUniqueOrThrow({ where: { domain }, include: { environments: true } });
@@ -110,8 +110,7 @@ describe('home dashboard', () => {
     forgetShopTimeZone(shop);
     const account = await connectCourierAccount(s, shop);
     clock.moveTo(m.at);
-    // Shopify made the order 5 minutes before payment (one from the app's future, or under a minute old, waits for routing).
-    const { orderId } = await placeOrder(s, sim, { created_at: new Date(m.at - 5 * 60_000).toISOString() });
+    const { orderId } = await placeOrder(s, sim, madeBefore(m.at));
     const delivery = await waitForStatus(s.app, shop, orderId, 'CREATED');
     expect(localDay(delivery.createdAt.getTime(), m.zone)).toBe(m.day);
     const deliveredAt = delivery.createdAt.getTime() + 25 * 60_000; // the courier says: delivered 25 min after payment

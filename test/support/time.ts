@@ -77,6 +77,11 @@ export function wallTime(day: string, time: string, offset: string): number {
   return toMs(`${day}T${time}:00${offset}`);
 }
 
+/** placeOrder's changes for an order Shopify made `minutes` before `at` (one from the app's future, or under a minute old, waits for routing). */
+export function madeBefore(at: number, minutes = 5): { created_at: string } {
+  return { created_at: new Date(at - minutes * 60_000).toISOString() };
+}
+
 /** The calendar day after `day` (YYYY-MM-DD). */
 export function nextDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
