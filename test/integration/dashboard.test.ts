@@ -114,8 +114,11 @@ describe('home dashboard', () => {
     const delivery = await waitForStatus(s.app, shop, orderId, 'CREATED');
     expect(localDay(delivery.createdAt.getTime(), m.zone)).toBe(m.day);
     const deliveredAt = delivery.createdAt.getTime() + 25 * 60_000; // the courier says: delivered 25 min after payment
-    await postStatusEvent(account.endpointUrl, { deliveryRef: delivery.courierOrderId!, status: 'delivered', createdAt: deliveredAt, timestampSec: clock.seconds() });
+    const { id: eventId } = await postStatusEvent(account.endpointUrl, { deliveryRef: delivery.courierOrderId!, status: 'delivered', createdAt: deliveredAt, timestampSec: clock.seconds() });
     await waitForStatus(s.app, shop, orderId, 'DELIVERED');
+    // Written on the app's clock, not the machine's.
+    const received = (await s.app.db.courierEvent.findFirstOrThrow({ where: { eventId } })).receivedAt.getTime();
+    for (const t of [delivery.dispatchedAt!.getTime(), received]) expect(Math.abs(t - m.at)).toBeLessThan(5 * 60_000);
     clock.moveTo(deliveredAt + 60_000);
     const readDay = localDay(clock.now(), m.zone);
     const r = await adminClient(s.app.url, shop).get<HomeDashboard>('/api/dashboard');
