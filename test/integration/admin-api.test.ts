@@ -421,6 +421,8 @@ describe('deliveries', () => {
     expect(range).toEqual([ids[3], ids[2], ids[1]]);
     const iso = (await p.get(`/api/deliveries?from=${encodeURIComponent('2026-11-02T12:00:00Z')}`)).body.deliveries;
     expect(iso).toHaveLength(3);
+    // No offset: UTC, as a bare date is, whatever the server's zone (TZ=Pacific/Kiritimati would give 3).
+    expect((await p.get('/api/deliveries?from=2026-11-03T10:00:01')).body.deliveries.map((d: any) => d.id)).toEqual([ids[4], ids[3]]);
 
     const d2 = await s.app.db.delivery.findUniqueOrThrow({ where: { id: ids[1]! } });
     expect((await p.get(`/api/deliveries?q=${encodeURIComponent(d2.orderName!)}`)).body.deliveries.map((d: any) => d.id)).toEqual([ids[1]]);

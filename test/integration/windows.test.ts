@@ -8,23 +8,11 @@ import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, type
 import { dispatchNow } from '../../web/dispatch/service.ts';
 import { runDispatch } from '../../web/dispatch/dispatcher.ts';
 import { updateSettings } from '../../web/settings/store.ts';
-import type { Clock } from '../../web/ops/clock.ts';
+import { aroundMidnight, madeBefore, TestClock, wallTime } from '../support/time.ts';
 
-/** Real time plus an offset the test moves; a jump wakes the app like the dev clock does. */
-class MovableClock implements Clock {
-  offsetMs = 0;
-  #listeners: Array<() => void> = [];
-  now = () => Date.now() + this.offsetMs;
-  onJump(l: () => void) {
-    this.#listeners.push(l);
-  }
-  moveTo(t: number) {
-    this.offsetMs = t - Date.now();
-    for (const l of this.#listeners) l();
-  }
-}
-
-const clock = new MovableClock();
+/** Monday evening, UTC. Every test starts here; the next opening of a shop closed today is fixed too. */
+const START = '2026-11-23T21:45:00Z';
+const clock = new TestClock(START);
 let s: Scenario;
 beforeAll(async () => {
   s = await startScenario({ runtime: { clock } });
@@ -36,23 +24,18 @@ beforeEach(async () => {
   await s.courier.reset();
 });
 afterEach(async () => {
-  clock.offsetMs = 0;
   // A delivery left scheduled would be booked when a later test moves the clock.
   await s.app.db.delivery.deleteMany({ where: { status: 'SCHEDULED' } });
+  clock.moveTo(START);
 });
 
 const DAY = { open: '08:00', close: '18:00' };
-const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+const EVERY_DAY = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY };
 /** Open every day 08:00–18:00 UTC, but closed today (and on `more` dates): the next opening is tomorrow 08:00 plus 30 minutes. */
 function closedToday(more: string[] = []) {
-  return {
-    default: {
-      timeZone: 'UTC', hours: { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY }, cutoff: null,
-      closures: [isoDay(Date.now()), ...more], prepMinutes: 30,
-    },
-  };
+  return { default: { timeZone: 'UTC', hours: EVERY_DAY, cutoff: null, closures: ['2026-11-23', ...more], prepMinutes: 30 } };
 }
-const tomorrowOpening = (days = 1) => Date.parse(`${isoDay(Date.now() + days * 86_400_000)}T08:30:00Z`);
+const tomorrowOpening = (days = 1) => Date.parse(`2026-11-${23 + days}T08:30:00Z`);
 
 async function scheduledOrder(shop: string, windows = closedToday()) {
   const sim = await installShop(s, shop, { settings: { windows } });
@@ -73,7 +56,7 @@ describe('an order paid outside the window', () => {
     expect(await s.courier.orders()).toHaveLength(0);
     // A dispatch job waits for the planned time.
     const jobs = s.app.ctx.queue.backend === 'sqlite'
-      ? await s.app.db.job.findMany({ where: { queue: 'dispatch', singletonKey: { startsWith: `dispatch-window:${d.id}:` }, runAt: { gt: new Date(Date.now() + 3_600_000) } } })
+      ? await s.app.db.job.findMany({ where: { queue: 'dispatch', singletonKey: { startsWith: `dispatch-window:${d.id}:` }, runAt: { gt: new Date(Date.now() + 3_600_000) } } }) // the queue's own (machine) time
       : await s.app.db.$queryRawUnsafe<unknown[]>(`SELECT id FROM pgboss.job WHERE name = 'dispatch' AND singleton_key LIKE $1 AND start_after > now() + interval '1 hour'`, `key:dispatch-window:${d.id}:%`);
     expect(jobs).toHaveLength(1);
 
@@ -109,7 +92,7 @@ describe('an order paid outside the window', () => {
   it('cancelled in Shopify while scheduled: SKIPPED, and its job books nothing at the planned time', async () => {
     const shop = 'windows-cancelled.myshopify.com';
     const { orderId, payload, d } = await scheduledOrder(shop);
-    const r = await postShopifyWebhook(s.app.url, 'orders/cancelled', shop, { ...payload, cancelled_at: new Date().toISOString() });
+    const r = await postShopifyWebhook(s.app.url, 'orders/cancelled', shop, { ...payload, cancelled_at: clock.date().toISOString() });
     expect(r.status).toBe(200);
     expect((await deliveryOf(s.app, shop, orderId))?.status).toBe('SKIPPED');
     clock.moveTo(tomorrowOpening() + 1_000);
@@ -124,7 +107,7 @@ describe('an order paid outside the window', () => {
     const shop = 'windows-settings-changed.myshopify.com';
     const { orderId, d } = await scheduledOrder(shop);
     // Tomorrow became a closure too.
-    await updateSettings(s.app.db, shop, { windows: closedToday([isoDay(tomorrowOpening())]) });
+    await updateSettings(s.app.db, shop, { windows: closedToday(['2026-11-24']) });
     clock.moveTo(tomorrowOpening() + 1_000);
     const later = await waitFor(async () => {
       const x = await deliveryOf(s.app, shop, orderId);
@@ -139,7 +122,7 @@ describe('an order paid outside the window', () => {
     const shop = 'windows-address-edit.myshopify.com';
     const { orderId, payload } = await scheduledOrder(shop);
     const address = payload.shipping_address as Record<string, unknown>;
-    const edited = { ...payload, updated_at: new Date(Date.now() + 60_000).toISOString(), shipping_address: { ...address, address1: '1 Scheduled Street' } };
+    const edited = { ...payload, updated_at: new Date(clock.now() + 60_000).toISOString(), shipping_address: { ...address, address1: '1 Scheduled Street' } };
     expect((await postShopifyWebhook(s.app.url, 'orders/updated', shop, edited)).status).toBe(200);
     clock.moveTo(tomorrowOpening() + 1_000);
     const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
@@ -152,5 +135,28 @@ describe('an order paid outside the window', () => {
     const { orderId } = await placeOrder(s, sim);
     const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
     expect(d.scheduledFor).toBeNull();
+  });
+});
+
+// The shop's day decides "closed today", not UTC's: paid late on the day before a closure, or just
+// after midnight on it, the order waits for the opening after the closure, in the shop's zone.
+const MIDNIGHT = [
+  ...aroundMidnight('2026-11-23', ['23:50', '00:10']).map((m) => ({ name: m.name, zone: m.zone, at: m.at, closure: '2026-11-24', planned: wallTime('2026-11-25', '08:30', m.offset) })),
+  // Summer time starts in New York in the night of the closure: the opening is 08:30 EDT. London's ends.
+  { name: 'New York, 23:50 EST before the closure', zone: 'America/New_York', at: Date.parse('2026-03-07T23:50:00-05:00'), closure: '2026-03-08', planned: Date.parse('2026-03-09T08:30:00-04:00') },
+  { name: 'London, 23:50 BST before the closure', zone: 'Europe/London', at: Date.parse('2026-10-24T23:50:00+01:00'), closure: '2026-10-25', planned: Date.parse('2026-10-26T08:30:00+00:00') },
+];
+
+describe('paid around midnight in the shop\'s zone', () => {
+  it.each(MIDNIGHT.map((row, i) => [row.name, { ...row, i }] as const))('%s: scheduled for the opening after the closure', async (_name, { zone, at, closure, planned, i }) => {
+    const shop = `windows-midnight-${i}.myshopify.com`;
+    const sim = await installShop(s, shop, { settings: { windows: { default: { timeZone: zone, hours: EVERY_DAY, cutoff: null, closures: [closure], prepMinutes: 30 } } } });
+    clock.moveTo(at);
+    const { orderId } = await placeOrder(s, sim, madeBefore(at));
+    const d = await waitForStatus(s.app, shop, orderId, 'SCHEDULED');
+    expect(d.scheduledFor?.toISOString()).toBe(new Date(planned).toISOString());
+    expect(d.reasonCode).toBe('outside_window');
+    expect(d.reason).toContain(`(${zone})`);
+    expect(await s.courier.orders()).toHaveLength(0);
   });
 });

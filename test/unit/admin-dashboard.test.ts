@@ -2,6 +2,7 @@
 // shop's zone, ISO weeks, money per currency in cents, the paid → delivered median.
 import { describe, expect, it } from 'vitest';
 import { addDays, dayKey, median, readSince, safeTimeZone, summarize, weekStart, type DashboardRow } from '../../web/admin/dashboard.ts';
+import { ACROSS_DST, aroundMidnight } from '../support/time.ts';
 
 const at = (iso: string) => new Date(iso);
 function row(p: Partial<DashboardRow> & { dispatchedAt?: Date | null }): DashboardRow {
@@ -171,5 +172,23 @@ describe('summarize', () => {
     expect(d.today).toMatchObject({ date: '2026-11-23', bookings: 1 });
     expect(d.days.at(-1)).toEqual({ date: '2026-11-23', bookings: 1, delivered: 0, problems: 0 });
     expect(d.days[0]!.date).toBe('2026-11-10');
+  });
+});
+
+describe('summarize at fixed instants around midnight, from UTC−10 to UTC+14, and across summer time', () => {
+  it.each([...aroundMidnight(), ...ACROSS_DST].map((m) => [m.name, m] as const))('%s', (_name, m) => {
+    const minute = 60_000;
+    const rows = [
+      row({ dispatchedAt: new Date(m.at) }),
+      // A minute earlier: the day before only at 00:00. Paid 25 min before it was delivered, now.
+      row({ createdAt: new Date(m.at - 25 * minute), dispatchedAt: new Date(m.at - minute), status: 'DELIVERED', courierStatusAt: new Date(m.at) }),
+    ];
+    const d = summarize({ rows, now: m.at, timeZone: m.zone, ...base });
+    expect(d.timeZone).toBe(m.zone);
+    expect(d.today.date).toBe(m.day);
+    expect(d.days.at(-1)!.date).toBe(m.day);
+    expect(d.today.bookings).toBe(m.time === '00:00' ? 1 : 2);
+    expect(d.days.reduce((n, x) => n + x.bookings, 0)).toBe(2);
+    expect(d.paidToDelivered).toEqual({ medianSeconds: 25 * 60, deliveries: 1 });
   });
 });

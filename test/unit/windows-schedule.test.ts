@@ -2,6 +2,7 @@
 // reason, across DST transitions (London, New York, Sydney) and a zone without DST (Johannesburg).
 import { describe, expect, it } from 'vitest';
 import { decideWindow, formatLocal, isTimeZone, parseLocalTime, sameDayOpen, zonedInstant, type WindowConfig } from '../../web/windows/schedule.ts';
+import { aroundMidnight, wallTime } from '../support/time.ts';
 
 const DAY = { open: '08:00', close: '18:00' };
 const everyDay = (timeZone: string, more: Partial<WindowConfig> = {}): WindowConfig => ({
@@ -46,6 +47,16 @@ describe('decideWindow', () => {
     if (planned === null) expect(d).toEqual({ kind: 'now' });
     else expect(d).toEqual({ kind: 'scheduled', at: at(planned), reason });
     expect(sameDayOpen(config, at(now))).toBe(planned === null);
+  });
+});
+
+describe('decideWindow around midnight: the shop\'s day, from UTC−10 to UTC+14', () => {
+  // Open 08:00–18:00 every day, closed on the 24th (local): late on the 23rd and just after midnight
+  // on the 24th, the next opening is the 25th 08:30 in the shop's zone.
+  it.each(aroundMidnight('2026-11-23', ['23:50', '23:59', '00:00', '00:10']).map((m) => [m.name, m] as const))('%s', (_name, m) => {
+    const config = everyDay(m.zone, { closures: ['2026-11-24'] });
+    expect(decideWindow(config, m.at)).toEqual({ kind: 'scheduled', at: wallTime('2026-11-25', '08:30', m.offset), reason: m.day === '2026-11-24' ? 'closure' : 'after_closing' });
+    expect(sameDayOpen(config, m.at)).toBe(false);
   });
 });
 

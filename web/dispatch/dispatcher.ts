@@ -327,7 +327,7 @@ export async function recordCreated(
           responseBody: r.responseText,
           lastError: null,
           createSentAt: null,
-          dispatchedAt: current.dispatchedAt ?? new Date(),
+          dispatchedAt: current.dispatchedAt ?? new Date(ctx.now()),
           writebackPending: true,
           ...(r.deliveryId ? { courierDeliveryId: r.deliveryId } : {}),
         },

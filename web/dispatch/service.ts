@@ -44,7 +44,7 @@ function readOrder(payload: unknown, log: Logger): OrderSnapshot | null {
 }
 
 /** orders/paid: record the order once and queue its dispatch, or record why it is skipped. */
-export function ordersPaidHandler(queue: JobQueue): TopicHandler {
+export function ordersPaidHandler(queue: JobQueue, clock: () => number): TopicHandler {
   return async ({ tx, shop, payload, log, afterCommit, ignore, rerun }) => {
     const order = readOrder(payload, log);
     if (!order) return;
@@ -69,7 +69,7 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
     }
     const settings = parseStoredSettings(shopRow.settings);
     const decision = decideEligibility(order, settings);
-    const now = new Date();
+    const now = new Date(clock());
     const delivery = await createDelivery(tx, queue, decision.dispatch ? 'received' : 'received_skipped', async (status) => {
       const row = await tx.delivery.create({
         data: {
@@ -82,6 +82,7 @@ export function ordersPaidHandler(queue: JobQueue): TopicHandler {
           reason: decision.dispatch ? null : decision.message,
           orderJson: writeOrderJson(order),
           customerId: order.customer?.id ?? null,
+          createdAt: now,
         },
         select: { id: true },
       });

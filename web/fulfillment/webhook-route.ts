@@ -132,6 +132,7 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
               occurredAt: storableDate(Date.parse(event.created_at)),
               payload,
               state: 'RECEIVED',
+              receivedAt: new Date(ctx.now()),
             },
           });
           await ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvent, { eventId: row.id }, { singletonKey: `event:${row.id}` });

@@ -10,6 +10,9 @@ import { findShop } from '../../settings/store.ts';
 import { ApiError } from '../errors.ts';
 import { deliverySummary } from '../views.ts';
 
+/** An ISO 8601 date-time (expanded years too); group 1 is the offset, if any. */
+const ISO_TIME = /^(?:[+-]\d{6}|\d{4})-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$/;
+
 /** A filter date, as stored timestamps can hold it (years 0001-9999); `endOfDay` makes a bare date exclusive at the end of that day. */
 function filterDate(endOfDay: boolean) {
   return z
@@ -19,7 +22,10 @@ function filterDate(endOfDay: boolean) {
     .transform((v, c) => {
       if (!v) return undefined;
       const bare = /^\d{4}-\d{2}-\d{2}$/.test(v);
-      const ms = bare ? Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 : 0) : Date.parse(v);
+      const time = ISO_TIME.exec(v);
+      // ISO 8601 only, and a time without an offset is UTC like a bare date: Date.parse reads other
+      // forms ("10000-01-01", "Nov 2 2026") and offset-less times in the server's zone.
+      const ms = bare ? Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 : 0) : time ? Date.parse(time[1] ? v : `${v}Z`) : NaN;
       if (Number.isNaN(ms)) {
         c.addIssue({ code: 'custom', message: 'expected a date like 2026-11-22 or an ISO 8601 time' });
         return z.NEVER;
