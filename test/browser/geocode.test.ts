@@ -55,7 +55,7 @@ describe('geocoding in the admin', () => {
     await page.getByRole('button', { name: 'Find the address on the map' }).click();
     await page.getByText('1115, Burnett Street, Hatfield, Pretoria, Gauteng, 0083, South Africa (-25.75373, 28.23768; 100% sure)').waitFor();
     expect(geo.requests.length).toBe(searches + 1); // one request per press, no type-ahead
-    await page.getByRole('button', { name: 'Use', exact: true }).click();
+    await page.getByRole('button', { name: 'Use 1115, Burnett Street, Hatfield, Pretoria, Gauteng, 0083, South Africa', exact: true }).click();
     expect(await page.getByRole('textbox', { name: 'Latitude' }).inputValue()).toBe('-25.75373');
     expect(await page.getByRole('textbox', { name: 'Longitude' }).inputValue()).toBe('28.23768');
     await page.getByRole('button', { name: 'Save and retry' }).click();

@@ -319,6 +319,13 @@
         this._p.value = input.value;
         this.dispatchEvent(new Event('change', { bubbles: true }));
       });
+      // Polaris fields are form-associated: Enter submits their form (implicit submission).
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && this.closest('form')) {
+          e.preventDefault();
+          this.closest('form').requestSubmit();
+        }
+      });
       if (focused) input.focus();
     }
   }
