@@ -294,6 +294,10 @@ describe('settings', () => {
     await page.getByText(`Saved (ends in ${SANDBOX_CLIENT.clientSecret.slice(-4)})`).first().waitFor();
     // No change, no save bar: the page has no Save of its own.
     const saveBar = page.getByRole('region', { name: 'Unsaved changes' });
+    const saves: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'PUT' && new URL(r.url()).pathname === '/api/settings') saves.push(r.postData() ?? '');
+    });
     expect(await saveBar.isVisible()).toBe(false);
     expect(await page.getByRole('button', { name: 'Save', exact: true }).isVisible()).toBe(false);
 
@@ -308,6 +312,7 @@ describe('settings', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await waitForToast(page, 'Settings saved');
     await saveBar.waitFor({ state: 'hidden' });
+    expect(saves).toHaveLength(1); // one Save, one request
     const env = await s.app.db.courierEnvironment.findFirstOrThrow({ where: { shop: { domain: shop }, environment: 'test' } });
     expect(JSON.parse(env.locationStores)).toEqual({ '71000000002': 'store_sandbox_002' });
     await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
@@ -332,6 +337,7 @@ describe('settings', () => {
     await page.getByRole('dialog', { name: 'Discard all unsaved changes?' }).waitFor();
     await page.getByRole('button', { name: 'Discard changes' }).click();
     await saveBar.waitFor({ state: 'hidden' });
+    expect(saves).toHaveLength(2); // the refused save; Discard sends nothing
     expect(await page.getByRole('textbox', { name: 'Maximum delivery price' }).inputValue()).toBe('');
     await eventually(() => page.getByRole('alert').count()).toBe(0);
 

@@ -110,10 +110,11 @@ export function SaveBar(props: { id: string; form: SettingsForm<unknown> }) {
   useEffect(() => () => void shopify.saveBar?.hide?.(props.id), []);
   return (
     <ui-save-bar id={props.id} discardConfirmation>
-      <button variant="primary" loading={saving ? '' : undefined} disabled={saving} onClick={() => void props.form.save()}>
+      {/* type="button": inside the section's <form>, a plain button would also submit it (a second save, or a save on Discard). */}
+      <button type="button" variant="primary" loading={saving ? '' : undefined} disabled={saving} onClick={() => void props.form.save()}>
         {t('common.save')}
       </button>
-      <button disabled={saving} onClick={() => props.form.discard()}>
+      <button type="button" disabled={saving} onClick={() => props.form.discard()}>
         {t('common.discard')}
       </button>
     </ui-save-bar>
