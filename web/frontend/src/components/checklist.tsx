@@ -4,8 +4,8 @@ import { useState } from 'preact/hooks';
 import { ApiError, put, toast } from '../api.ts';
 import { t } from '../i18n.ts';
 import { DoneBadge } from './common.tsx';
-import { ConnectionTest, QuickEnvForm, secretDetails, WebhookTest, WebhookUrl } from './environment.tsx';
-import type { Onboarding, OnboardingStep, SettingsPayload } from '../types.ts';
+import { ConnectionTest, QuickEnvForm, secretDetails, WebhookTest, WebhookUrl, type QuickField } from './environment.tsx';
+import type { EnvironmentInfo, Onboarding, OnboardingStep, SettingsPayload } from '../types.ts';
 
 /** A step's title and detail in the merchant's language (the server's English is the same catalogue's). */
 export function stepText(step: OnboardingStep, onboarding: Onboarding, webhookUrl: string): { title: string; detail: string } {
@@ -67,6 +67,16 @@ export function Checklist(props: { data: SettingsPayload; onChange: (p?: Setting
   );
 }
 
+/** The credential fields of an environment; `live` names them as the live ones (the step that sets up live beside test). */
+function credentialFields(info: EnvironmentInfo, live: boolean): QuickField[] {
+  const label = (key: string) => t(live ? `env.live.${key}` : `env.${key}`);
+  return [
+    { key: 'clientId', label: label('clientId'), initial: info.clientId ?? '' },
+    { key: 'clientSecret', label: label('clientSecret'), kind: 'password', details: secretDetails(info.clientSecret) },
+    { key: 'baseUrl', label: label('baseUrl'), kind: 'url', initial: info.baseUrl ?? '', placeholder: info.defaultBaseUrl ?? 'https://api.courier.example', details: info.defaultBaseUrl ? t('env.baseUrl.default', { url: info.defaultBaseUrl }) : t('env.baseUrl.required') },
+  ];
+}
+
 function StepBody(props: { step: OnboardingStep; data: SettingsPayload; onChange: (p?: SettingsPayload) => void }) {
   const { step, data } = props;
   const env = data.onboarding.environment;
@@ -74,19 +84,7 @@ function StepBody(props: { step: OnboardingStep; data: SettingsPayload; onChange
   const reload = () => props.onChange();
   switch (step.id) {
     case 'credentials':
-      return (
-        <QuickEnvForm
-          key={`cred-${env}`}
-          env={env}
-          submitLabel={t('onboarding.credentials.save')}
-          onSaved={props.onChange}
-          fields={[
-            { key: 'clientId', label: t('env.clientId'), initial: info.clientId ?? '' },
-            { key: 'clientSecret', label: t('env.clientSecret'), kind: 'password', details: secretDetails(info.clientSecret) },
-            { key: 'baseUrl', label: t('env.baseUrl'), kind: 'url', initial: info.baseUrl ?? '', placeholder: info.defaultBaseUrl ?? 'https://api.courier.example', details: info.defaultBaseUrl ? t('env.baseUrl.default', { url: info.defaultBaseUrl }) : t('env.baseUrl.required') },
-          ]}
-        />
-      );
+      return <QuickEnvForm key={`cred-${env}`} env={env} submitLabel={t('onboarding.credentials.save')} onSaved={props.onChange} fields={credentialFields(info, false)} />;
     case 'connection':
       return <ConnectionTest env={env} info={info} onDone={reload} />;
     case 'pickupStore':
@@ -164,17 +162,7 @@ function GoLive(props: { data: SettingsPayload; onChange: (p?: SettingsPayload) 
   return (
     <s-stack gap="base">
       <s-paragraph>{t('onboarding.live.intro')}</s-paragraph>
-      <QuickEnvForm
-        key="live-cred"
-        env="live"
-        submitLabel={t('onboarding.live.saveCredentials')}
-        onSaved={props.onChange}
-        fields={[
-          { key: 'clientId', label: t('env.live.clientId'), initial: live.clientId ?? '' },
-          { key: 'clientSecret', label: t('env.live.clientSecret'), kind: 'password', details: secretDetails(live.clientSecret) },
-          { key: 'baseUrl', label: t('env.live.baseUrl'), kind: 'url', initial: live.baseUrl ?? '', placeholder: live.defaultBaseUrl ?? 'https://api.courier.example', details: live.defaultBaseUrl ? t('env.baseUrl.default', { url: live.defaultBaseUrl }) : t('env.baseUrl.required') },
-        ]}
-      />
+      <QuickEnvForm key="live-cred" env="live" submitLabel={t('onboarding.live.saveCredentials')} onSaved={props.onChange} fields={credentialFields(live, true)} />
       <ConnectionTest env="live" info={live} onDone={reload} />
       <QuickEnvForm key="live-store" env="live" submitLabel={t('onboarding.live.saveStore')} onSaved={props.onChange} fields={[{ key: 'pickupStoreId', label: t('env.live.pickupStore'), initial: live.pickupStoreId ?? '' }]} />
       <WebhookUrl info={live} />
