@@ -161,6 +161,9 @@ describe('deliveries', () => {
     await row.getByText('Needs attention').waitFor();
     await row.getByText('Phone number is not valid').waitFor();
     await row.getByText("Phone '0825' is not a valid ZA number").first().waitFor();
+    // Scannable: the reason said once, the row one or two lines (it was 120–170 px with the reason twice).
+    expect(await row.getByText('Phone number is not valid').count()).toBe(1);
+    expect((await row.boundingBox())!.height).toBeLessThan(80);
     expect(await page.getByRole('row').filter({ hasText: 'Created' }).count()).toBe(2);
     await screenshot(page, 'deliveries');
 

@@ -32,6 +32,10 @@ describe('geocoding in the admin', () => {
     await page.getByText('Check the map location').first().waitFor();
     await page.getByText('Vilakazi Street, Orlando West, Soweto, Johannesburg, Gauteng, 1804, South Africa', { exact: true }).waitFor();
     await page.getByText('-26.2384, 27.9086 · 60% sure (street match) · nominatim').waitFor();
+    // The action that fixes it is the primary one, and comes first; Retry is there, secondary.
+    const primary = await page.evaluate(() => [...(globalThis as any).document.querySelectorAll('s-button')].filter((b: any) => b.variant === 'primary').map((b: any) => b.textContent.trim()));
+    expect(primary).toEqual(['Use this location']);
+    await page.getByRole('button', { name: 'Retry', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Use this location' }).click();
     const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
     expect(JSON.parse(booked.requestBody!).dropoff).toMatchObject({ latitude: -26.2384, longitude: 27.9086 });
