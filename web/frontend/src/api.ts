@@ -1,5 +1,5 @@
 // fetch for the admin API with an App Bridge session token on every request.
-import { locale, t, tOr } from './i18n.ts';
+import { t, tOr } from './i18n.ts';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -25,7 +25,7 @@ function messageOf(status: number, data: any): string {
 
 export async function api<T>(path: string, opts: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   const token = await shopify.idToken();
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json', 'Accept-Language': locale() };
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
