@@ -1,5 +1,6 @@
 // The Express application: every route, in mount order. Built once the
 // database is migrated (web/server.ts); until then a start-up app answers.
+import compression from 'compression';
 import express, { type Express } from 'express';
 import type { AppContext } from './context.ts';
 import type { Logger } from './ops/logger.ts';
@@ -69,6 +70,9 @@ export function buildApp(s: AppServices): Express {
   app.get(['/api/auth', '/api/auth/callback'], requireShopParam(s.shopify), (_req, res) => {
     res.status(400).json({ error: AUTH_CODE_FLOW_UNUSED });
   });
+
+  // gzip or brotli, as the client accepts, for every page, asset and API answer below (not the webhooks above).
+  app.use(compression());
 
   // The customer's public tracking page sends its own strict CSP (not the embedded admin's).
   // The store's name, contact, language and clock: the cached shop profile the home dashboard shares.

@@ -132,7 +132,7 @@ describe('onboarding', () => {
     await progress(6);
     await s.courier.setWebhook(SANDBOX_CLIENT.clientId, { url: reachable(liveUrl), secret });
     const toastsBefore = (await toastsShown(page)).length;
-    await page.getByRole('button', { name: 'Send test webhook' }).click();
+    await page.getByRole('button', { name: 'Send live test webhook' }).click();
     await waitForToast(page, 'Test webhook received and verified', { after: toastsBefore });
     await progress(7);
     await page.getByText('You are all set').waitFor();
@@ -161,6 +161,9 @@ describe('deliveries', () => {
     await row.getByText('Needs attention').waitFor();
     await row.getByText('Phone number is not valid').waitFor();
     await row.getByText("Phone '0825' is not a valid ZA number").first().waitFor();
+    // Scannable: the reason said once, the row one or two lines (it was 120–170 px with the reason twice).
+    expect(await row.getByText('Phone number is not valid').count()).toBe(1);
+    expect((await row.boundingBox())!.height).toBeLessThan(80);
     expect(await page.getByRole('row').filter({ hasText: 'Created' }).count()).toBe(2);
     await screenshot(page, 'deliveries');
 
@@ -186,6 +189,9 @@ describe('deliveries', () => {
     await page.getByText(created.dispatchJobId!).first().waitFor();
     expect(await page.getByRole('link', { name: 'Track delivery' }).getAttribute('href')).toBe(`https://track.example.com/${created.dispatchJobId}`);
     await page.getByText('Corrected phone and retried').waitFor();
+    // The exact request is folded; the keyboard opens it.
+    await page.getByText('Request sent to the courier').focus();
+    await page.keyboard.press('Enter');
     await page.getByText('"phone": "+27825551234"').waitFor();
     await page.getByText('+27825551234 (corrected)', { exact: true }).waitFor(); // the drop-off shows the phone as sent
     await page.getByText('"amount": 1249.90').waitFor(); // the exact bytes sent, not a re-serialised 1249.9
@@ -274,47 +280,91 @@ describe('deliveries', () => {
 });
 
 describe('settings', () => {
-  it('shows test and live side by side, maps locations to pickup stores, and shows validation errors next to their fields', async () => {
+  it('one page per section; each form saves through the save bar, names bad fields, and asks before unsaved changes are lost', async () => {
     const shop = 'settings-ui.myshopify.com';
     await installShop(s, shop);
     const { page, open } = await admin(shop);
     await open('/');
-    // The app nav routes without a reload (App Bridge's shopify:navigate).
+    // The app nav routes without a reload (App Bridge's shopify:navigate); Settings opens on its first section.
     await page.locator('s-app-nav').getByText('Settings').click();
     await page.getByText('Test environment', { exact: true }).waitFor();
     await page.getByText('Live environment', { exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/settings');
+    const sections = page.getByRole('navigation', { name: 'Settings sections' });
+    expect(await sections.locator('s-link').allTextContents()).toEqual(['Courier', 'Dispatch rules', 'Fulfillment and tracking', 'Delivery windows', 'Checkout rate', 'Customer data requests']);
     expect(await page.getByRole('textbox', { name: 'Test client id' }).inputValue()).toBe(SANDBOX_CLIENT.clientId);
     expect(await page.getByLabel('Test client secret', { exact: true }).inputValue()).toBe('');
     await page.getByText(`Saved (ends in ${SANDBOX_CLIENT.clientSecret.slice(-4)})`).first().waitFor();
+    // No change, no save bar: the page has no Save of its own.
+    const saveBar = page.getByRole('region', { name: 'Unsaved changes' });
+    const saves: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'PUT' && new URL(r.url()).pathname === '/api/settings') saves.push(r.postData() ?? '');
+    });
+    expect(await saveBar.isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).isVisible()).toBe(false);
 
-    // Shopify locations → pickup stores.
-    await page.getByRole('textbox', { name: 'Test store for Cape Town store' }).waitFor();
+    // Shopify locations → pickup stores: a change shows the save bar; leaving asks first, staying keeps the edit.
     await page.getByRole('textbox', { name: 'Test store for Cape Town store' }).fill('store_sandbox_002');
+    await saveBar.waitFor();
+    await sections.getByRole('link', { name: 'Dispatch rules' }).click();
+    await page.getByRole('dialog', { name: 'Leave page with unsaved changes?' }).waitFor();
+    await page.getByRole('button', { name: 'Stay' }).click();
+    expect(new URL(page.url()).pathname).toBe('/settings');
+    expect(await page.getByRole('textbox', { name: 'Test store for Cape Town store' }).inputValue()).toBe('store_sandbox_002');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await waitForToast(page, 'Settings saved');
+    await saveBar.waitFor({ state: 'hidden' });
+    expect(saves).toHaveLength(1); // one Save, one request
+    const env = await s.app.db.courierEnvironment.findFirstOrThrow({ where: { shop: { domain: shop }, environment: 'test' } });
+    expect(JSON.parse(env.locationStores)).toEqual({ '71000000002': 'store_sandbox_002' });
+    await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    await screenshot(page, 'settings');
 
-    // Wrong values: the API names the fields; the page shows each next to its field.
+    // Dispatch rules: wrong values are refused by the API, each shown next to its field; nothing is saved.
+    await sections.getByRole('link', { name: 'Dispatch rules' }).click();
+    await eventually(() => new URL(page.url()).pathname).toBe('/settings/dispatch');
     await page.getByRole('textbox', { name: 'Destination countries' }).fill('ZA, South Africa');
     await page.getByRole('textbox', { name: 'Maximum delivery price' }).fill('lots');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Settings not saved').first().waitFor();
     await page.getByRole('alert').filter({ hasText: 'expected a two-letter country code like ZA' }).waitFor();
     await page.getByRole('alert').filter({ hasText: 'expected an amount like 150 or 149.99' }).waitFor();
-    const countriesError = await page.getByRole('textbox', { name: 'Destination countries' }).getAttribute('aria-invalid');
-    expect(countriesError).toBe('true');
+    expect(await page.getByRole('textbox', { name: 'Destination countries' }).getAttribute('aria-invalid')).toBe('true');
+    expect(await saveBar.isVisible()).toBe(true);
     await screenshot(page, 'settings-errors');
     expect(JSON.parse((await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } })).settings).maxDeliveryPrice).toBeNull();
 
+    // Discard asks first, then puts the saved values back.
+    await page.getByRole('button', { name: 'Discard', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Discard all unsaved changes?' }).waitFor();
+    await page.getByRole('button', { name: 'Discard changes' }).click();
+    await saveBar.waitFor({ state: 'hidden' });
+    expect(saves).toHaveLength(2); // the refused save; Discard sends nothing
+    expect(await page.getByRole('textbox', { name: 'Maximum delivery price' }).inputValue()).toBe('');
+    await eventually(() => page.getByRole('alert').count()).toBe(0);
+
     await page.getByRole('textbox', { name: 'Destination countries' }).fill('ZA, NA');
     await page.getByRole('textbox', { name: 'Maximum delivery price' }).fill('150');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await waitForToast(page, 'Settings saved');
-    expect(await page.getByRole('alert').count()).toBe(0);
-    const stored = await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop }, include: { environments: true } });
+    const toastsBefore = (await toastsShown(page)).length;
+    await page.getByRole('textbox', { name: 'Maximum delivery price' }).press('Enter'); // Enter saves, as in Shopify's admin
+    await waitForToast(page, 'Settings saved', { after: toastsBefore });
+    await eventually(() => page.getByRole('alert').count()).toBe(0);
+    const stored = await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } });
     expect(JSON.parse(stored.settings)).toMatchObject({ maxDeliveryPrice: '150', eligibility: { countries: ['ZA', 'NA'] } });
-    expect(JSON.parse(stored.environments.find((e) => e.environment === 'test')!.locationStores)).toEqual({ '71000000002': 'store_sandbox_002' });
-    await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
-    await screenshot(page, 'settings');
-  }, 60_000);
+
+    // Leaving with unsaved changes, the merchant can choose to leave: the edit is dropped.
+    await page.getByRole('textbox', { name: 'Maximum delivery price' }).fill('999');
+    await page.locator('s-app-nav').getByText('Deliveries').click();
+    await page.getByRole('button', { name: 'Leave page' }).click();
+    await eventually(() => new URL(page.url()).pathname).toBe('/deliveries');
+    expect(JSON.parse((await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } })).settings).maxDeliveryPrice).toBe('150');
+    expect(await page.evaluate(() => (globalThis as any).__standInDialogs)).toEqual([
+      ['Leave page with unsaved changes?', false],
+      ['Discard all unsaved changes?', true],
+      ['Leave page with unsaved changes?', true],
+    ]);
+  }, 90_000);
 
   it('after a webhook secret change, shows how long the previous secret is still accepted', async () => {
     const shop = 'settings-rotate.myshopify.com';

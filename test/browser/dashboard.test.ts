@@ -67,9 +67,9 @@ describe('home dashboard', () => {
 
     await eventually(() => page.getByTestId('bookings-today').textContent()).toBe('1');
     expect(await page.getByTestId('bookings-week').textContent()).toBe('3'); // Thursday: Monday's two rows are this week
-    expect(await page.getByTestId('median-delivery').textContent()).toBe('1 h 00 min');
-    expect(await page.getByTestId('attention-count').textContent()).toBe('1');
-    expect(await page.getByTestId('unmatched-count').textContent()).toBe('1');
+    expect(await page.getByTestId('median-delivery').textContent()).toBe('1 hr'); // Intl.DurationFormat, in the merchant's language
+    expect(await page.getByTestId('attention-count').getAttribute('data-count')).toBe('1');
+    expect(await page.getByTestId('unmatched-count').getAttribute('data-count')).toBe('1');
     await page.getByText(`Days in ${ZONE}`).waitFor();
     expect(await page.getByTestId('dashboard-chart').locator('g[data-date]').last().getAttribute('data-date')).toBe('2026-11-26');
 

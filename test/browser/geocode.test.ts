@@ -32,6 +32,10 @@ describe('geocoding in the admin', () => {
     await page.getByText('Check the map location').first().waitFor();
     await page.getByText('Vilakazi Street, Orlando West, Soweto, Johannesburg, Gauteng, 1804, South Africa', { exact: true }).waitFor();
     await page.getByText('-26.2384, 27.9086 · 60% sure (street match) · nominatim').waitFor();
+    // The action that fixes it is the primary one, and comes first; Retry is there, secondary.
+    const primary = await page.evaluate(() => [...(globalThis as any).document.querySelectorAll('s-button')].filter((b: any) => b.variant === 'primary').map((b: any) => b.textContent.trim()));
+    expect(primary).toEqual(['Use this location']);
+    await page.getByRole('button', { name: 'Retry', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Use this location' }).click();
     const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
     expect(JSON.parse(booked.requestBody!).dropoff).toMatchObject({ latitude: -26.2384, longitude: 27.9086 });
@@ -55,7 +59,7 @@ describe('geocoding in the admin', () => {
     await page.getByRole('button', { name: 'Find the address on the map' }).click();
     await page.getByText('1115, Burnett Street, Hatfield, Pretoria, Gauteng, 0083, South Africa (-25.75373, 28.23768; 100% sure)').waitFor();
     expect(geo.requests.length).toBe(searches + 1); // one request per press, no type-ahead
-    await page.getByRole('button', { name: 'Use', exact: true }).click();
+    await page.getByRole('button', { name: 'Use 1115, Burnett Street, Hatfield, Pretoria, Gauteng, 0083, South Africa', exact: true }).click();
     expect(await page.getByRole('textbox', { name: 'Latitude' }).inputValue()).toBe('-25.75373');
     expect(await page.getByRole('textbox', { name: 'Longitude' }).inputValue()).toBe('28.23768');
     await page.getByRole('button', { name: 'Save and retry' }).click();

@@ -73,8 +73,8 @@ it('an embedded open with no stored session ends on the home page with a working
   // A customer asks for their data: the merchant sees the request in Settings and downloads the report.
   const delivered = await ctl.sendWebhook(shop, { topic: 'customers/data_request', customerId: '555' });
   expect(delivered.state).toBe('delivered');
-  await admin.open('/settings');
-  const section = admin.page; // the settings page, whose last section lists the requests
+  await admin.open('/settings/privacy');
+  const section = admin.page; // Settings › Customer data requests
   await expect.poll(() => section.getByText('Download report').count(), { timeout: 15_000 }).toBe(1);
   const [download] = await Promise.all([admin.page.waitForEvent('download'), section.getByText('Download report').click()]);
   const report = JSON.parse(await new Promise<string>((resolve, reject) => {
@@ -89,4 +89,4 @@ it('an embedded open with no stored session ends on the home page with a working
   await expect.poll(() => section.getByText('Not yet').count(), { timeout: 15_000 }).toBe(0);
   expect(admin.errors).toEqual([]);
   await admin.close();
-});
+}, 60_000);

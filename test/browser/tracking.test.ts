@@ -173,19 +173,19 @@ describe('tracking page in Chromium', () => {
     await installShop(s, domain);
     const admin = await openAdmin(browser, s.app.url, domain);
     const { page } = admin;
-    await admin.open('/settings');
+    await admin.open('/settings/fulfillment');
     const field = page.getByRole('textbox', { name: 'Link expires this many days after the delivery' });
     await expect.poll(() => field.inputValue(), { timeout: 15_000 }).toBe('7');
     const stored = async () => JSON.parse((await s.app.db.shop.findUniqueOrThrow({ where: { domain } })).settings).tracking?.expiryDays;
 
     await field.fill('120');
-    await page.getByRole('button', { name: 'Save tracking page setting' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click(); // the save bar's
     await page.getByRole('alert').filter({ hasText: /90/ }).waitFor();
     expect(await stored()).toBe(7);
 
     await field.fill('14');
-    await page.getByRole('button', { name: 'Save tracking page setting' }).click();
-    await waitForToast(page, 'Tracking page setting saved'); // shown once the PUT answered: stored by then
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await waitForToast(page, 'Settings saved'); // shown once the PUT answered: stored by then
     expect(await stored()).toBe(14);
     expect(admin.errors.filter((e) => !/HTTP 4\d\d|status of 400/.test(e))).toEqual([]);
     await admin.close();

@@ -52,18 +52,18 @@ describe('delivery windows in the admin', () => {
     const shop = 'windows-settings-ui.myshopify.com';
     await installShop(s, shop);
     const { page, open } = await suite.admin(shop);
-    await open('/settings');
+    await open('/settings/windows');
     await page.getByRole('checkbox', { name: 'Use a delivery window' }).click();
     await page.getByRole('textbox', { name: 'Time zone', exact: true }).fill('Europe/London');
     await page.getByRole('textbox', { name: 'Monday opens', exact: true }).fill('8am');
     await page.getByRole('textbox', { name: 'Monday closes', exact: true }).fill('18:00');
-    await page.getByRole('button', { name: 'Save delivery windows' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click(); // the save bar's
     await page.getByRole('alert').filter({ hasText: 'expected a 24-hour time like 08:30' }).waitFor();
     expect(parseStoredSettings((await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } })).settings).windows.default).toBeNull();
 
     await page.getByRole('textbox', { name: 'Monday opens', exact: true }).fill('08:00');
     await page.getByRole('textbox', { name: 'Same-day cut-off', exact: true }).fill('15:00');
-    await page.getByRole('button', { name: 'Save delivery windows' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await waitForToast(page, 'Delivery windows saved');
     const saved = parseStoredSettings((await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } })).settings).windows.default;
     expect(saved).toMatchObject({ timeZone: 'Europe/London', cutoff: '15:00', hours: { mon: { open: '08:00', close: '18:00' }, tue: null } });

@@ -17,6 +17,8 @@ export const DOCS_SCREENSHOT_DIR = join(ROOT, 'docs', 'screenshots');
 const FRONTEND = join(ROOT, 'web', 'frontend');
 const DIST_INDEX = join(FRONTEND, 'dist', 'index.html');
 const STAND_INS = join(ROOT, 'test', 'browser', 'stand-ins');
+/** The languages and catalogues the bundle includes. */
+const I18N = join(ROOT, 'web', 'i18n');
 
 function newestMtime(path: string): number {
   const st = statSync(path);
@@ -28,7 +30,7 @@ function newestMtime(path: string): number {
 export async function ensureFrontendBuilt(): Promise<void> {
   const stale = () =>
     !existsSync(DIST_INDEX) ||
-    statSync(DIST_INDEX).mtimeMs < Math.max(...['src', 'index.html', 'vite.config.ts'].map((f) => newestMtime(join(FRONTEND, f))));
+    statSync(DIST_INDEX).mtimeMs < Math.max(...[...['src', 'index.html', 'vite.config.ts'].map((f) => join(FRONTEND, f)), I18N].map((f) => newestMtime(f)));
   if (!stale()) return;
   mkdirSync(TMP_DIR, { recursive: true });
   const lock = join(TMP_DIR, 'frontend-build.lock');

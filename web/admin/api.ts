@@ -12,6 +12,7 @@ import type { AppContext } from '../context.ts';
 import type { Shopify } from '../shopify/app.ts';
 import { cors, requireSessionToken } from './auth.ts';
 import { apiErrors } from './errors.ts';
+import { english } from './messages.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { eventRoutes } from './routes/events.ts';
 import { geocodeRoutes } from './routes/geocode.ts';
@@ -36,7 +37,7 @@ export function adminApi(deps: { ctx: AppContext; shopify: Shopify }): Router {
   r.use(dashboardRoutes(ctx));
   r.use(flowRoutes(ctx));
   r.use((_req, res) => {
-    res.status(404).json({ error: 'not found' });
+    res.status(404).json({ error: english('error.not_found'), code: 'not_found' });
   });
   r.use(apiErrors);
   return r;

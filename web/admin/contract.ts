@@ -88,6 +88,8 @@ export interface Onboarding {
   steps: OnboardingStep[];
   canSwitchToLive: boolean;
   liveBlocker: string | null;
+  /** What live still needs (the message key onboarding.liveBlocker.<code>), or null. */
+  liveBlockerCode: 'credentials' | 'connection' | 'pickupStore' | 'webhookSecret' | null;
 }
 
 export interface SettingsPayload {
@@ -304,6 +306,13 @@ export interface RatesStatus {
   plan: { name: string; support: 'yes' | 'maybe' | 'no' };
   carrierService: { id: string; name: string | null; callbackUrl: string | null; active: boolean } | null;
   problems: Array<{ code: 'missing_scope' | 'plan' | 'plan_unknown' | 'no_pickup_store' | 'create_refused' | 'no_quote_phone'; message: string }>;
+}
+
+/** GET /api/shop: what every page needs of the shop (dates and times are shown in its zone). */
+export interface ShopInfo {
+  shop: string;
+  timeZone: string;
+  timeZoneSource: 'shop' | 'fallback';
 }
 
 /** GET /api/dashboard: the home page's figures (web/admin/dashboard.ts). Days are YYYY-MM-DD in `timeZone`. */

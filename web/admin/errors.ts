@@ -16,16 +16,19 @@ import { ShopifyAdminError } from '../shopify/admin-api.ts';
 export class ApiError extends Error {
   readonly status: number;
   readonly errors?: FieldErrors;
-  constructor(status: number, message: string, errors?: FieldErrors) {
+  /** A stable name for the problem, so the pages can say it in the merchant's language (error.<code>). */
+  readonly code?: string;
+  constructor(status: number, message: string, errors?: FieldErrors, code?: string) {
     super(message);
     this.status = status;
     if (errors) this.errors = errors;
+    if (code) this.code = code;
   }
 }
 
 export function apiErrors(err: unknown, _req: Request, res: Response, next: NextFunction) {
   if (res.headersSent) return next(err);
-  if (err instanceof ApiError) return void res.status(err.status).json(err.errors ? { error: err.message, errors: err.errors } : { error: err.message });
+  if (err instanceof ApiError) return void res.status(err.status).json({ error: err.message, ...(err.code ? { code: err.code } : {}), ...(err.errors ? { errors: err.errors } : {}) });
   if (err instanceof SettingsValidationError) return void res.status(422).json({ error: 'Some settings are not valid', errors: err.fields });
   if (err instanceof FixValidationError) return void res.status(err.status).json({ error: err.message, errors: err.errors });
   if (err instanceof ActionError || err instanceof CheckNowError) return void res.status(err.status).json({ error: err.message });

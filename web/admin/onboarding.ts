@@ -10,7 +10,8 @@
 import type { EnvironmentName, Settings } from '../settings/schema.ts';
 import type { CourierAccess, EnvironmentView } from '../settings/store.ts';
 import { connectionFingerprint, webhookFingerprint, type AdminState } from './state.ts';
-import type { Checks as EnvironmentChecks, OnboardingStep } from './contract.ts';
+import type { Checks as EnvironmentChecks, Onboarding, OnboardingStep } from './contract.ts';
+import { english } from './messages.ts';
 
 /** The shapes the pages read (./contract.ts), so the server cannot drift from them. */
 export type { Checks as EnvironmentChecks, OnboardingStep } from './contract.ts';
@@ -33,65 +34,42 @@ export function environmentChecks(view: EnvironmentView, access: CourierAccess, 
   };
 }
 
-/** Why the shop cannot switch to live yet, or null when it can: live needs the set-up test had. */
-export function liveReadiness(live: EnvironmentChecks): string | null {
-  if (!live.credentialsSet) return 'Enter the live courier credentials first';
-  if (!live.connectionOk) return 'Test the live connection first: it must pass with the current live credentials';
-  if (!live.pickupStoreSet) return 'Choose the live pickup store first';
-  if (!live.webhookSecretSet) return 'Save the live webhook signing secret first';
+export type LiveBlocker = NonNullable<Onboarding['liveBlockerCode']>;
+
+/** What the shop must do before it can switch to live, or null when it can: live needs the set-up test had. */
+export function liveBlockerCode(live: EnvironmentChecks): LiveBlocker | null {
+  if (!live.credentialsSet) return 'credentials';
+  if (!live.connectionOk) return 'connection';
+  if (!live.pickupStoreSet) return 'pickupStore';
+  if (!live.webhookSecretSet) return 'webhookSecret';
   return null;
 }
 
-export function onboarding(settings: Settings, checks: Record<EnvironmentName, EnvironmentChecks>, webhookUrls: Record<EnvironmentName, string>) {
+/** Why the shop cannot switch to live yet, in words, or null when it can. */
+export function liveReadiness(live: EnvironmentChecks): string | null {
+  const code = liveBlockerCode(live);
+  return code ? english(`onboarding.liveBlocker.${code}`) : null;
+}
+
+const STEP_DONE: Record<StepId, (c: EnvironmentChecks, s: Settings) => boolean> = {
+  credentials: (c) => c.credentialsSet,
+  connection: (c) => c.connectionOk,
+  pickupStore: (c) => c.pickupStoreSet,
+  webhook: (c) => c.webhookSecretSet,
+  testWebhook: (c) => c.webhookVerified,
+  autoDispatch: (_c, s) => s.autoDispatch,
+  live: (_c, s) => s.activeEnvironment === 'live',
+};
+
+/** The checklist in English; its words are the catalogue's onboarding.<step>.* (the pages show them translated). */
+export function onboarding(settings: Settings, checks: Record<EnvironmentName, EnvironmentChecks>, webhookUrls: Record<EnvironmentName, string>): Onboarding {
   const env = settings.activeEnvironment;
   const c = checks[env];
-  const name = env === 'live' ? 'live' : 'test';
-  const liveBlocker = liveReadiness(checks.live);
-  const steps: OnboardingStep[] = [
-    {
-      id: 'credentials',
-      title: `Enter your ${name} courier credentials`,
-      done: c.credentialsSet,
-      detail: c.credentialsSet ? 'Client id and secret are saved.' : 'The client id and secret of your courier app.',
-    },
-    {
-      id: 'connection',
-      title: 'Test the connection',
-      done: c.connectionOk,
-      detail: c.connectionOk ? 'The courier issued a token for the saved credentials.' : 'Requests a token with the saved credentials.',
-    },
-    {
-      id: 'pickupStore',
-      title: 'Choose the pickup store',
-      done: c.pickupStoreSet,
-      detail: c.pickupStoreSet ? 'Orders are collected from your pickup store.' : 'The courier store id your orders are collected from.',
-    },
-    {
-      id: 'webhook',
-      title: 'Connect status updates',
-      done: c.webhookSecretSet,
-      detail: c.webhookSecretSet
-        ? `Webhook secret saved. The courier sends status updates to ${webhookUrls[env]}.`
-        : `Paste this webhook URL into the courier portal, then save the signing secret it shows you: ${webhookUrls[env]}`,
-    },
-    {
-      id: 'testWebhook',
-      title: 'Send a test webhook',
-      done: c.webhookVerified,
-      detail: c.webhookVerified ? 'A signed test webhook reached the app and verified.' : 'Asks the courier to send one signed webhook to the URL above.',
-    },
-    {
-      id: 'autoDispatch',
-      title: 'Turn on auto-dispatch',
-      done: settings.autoDispatch,
-      detail: settings.autoDispatch ? 'Paid same-day orders are booked automatically.' : 'Books a courier for every eligible paid order.',
-    },
-    {
-      id: 'live',
-      title: 'Switch to live',
-      done: env === 'live',
-      detail: env === 'live' ? 'New orders go to the live courier.' : (liveBlocker ?? 'The live credentials passed the connection test: you can switch.'),
-    },
-  ];
-  return { environment: env, complete: steps.every((s) => s.done), steps, canSwitchToLive: liveBlocker === null, liveBlocker };
+  const blocker = liveBlockerCode(checks.live);
+  const steps: OnboardingStep[] = (Object.keys(STEP_DONE) as StepId[]).map((id) => {
+    const done = STEP_DONE[id](c, settings);
+    const detail = id === 'live' && !done && blocker ? english(`onboarding.liveBlocker.${blocker}`) : english(`onboarding.${id}.${done ? 'done' : 'todo'}`, { url: webhookUrls[env] });
+    return { id, title: english(`onboarding.${id}.title`, { env }), done, detail };
+  });
+  return { environment: env, complete: steps.every((s) => s.done), steps, canSwitchToLive: blocker === null, liveBlocker: blocker && english(`onboarding.liveBlocker.${blocker}`), liveBlockerCode: blocker };
 }

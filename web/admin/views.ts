@@ -4,72 +4,22 @@
 // a secret: a delivery holds none (the courier request is the order, not credentials).
 import type { ReasonCode } from '../dispatch/status.ts';
 import { allowedActions, factsOf, type DeliveryStatus } from '../lifecycle/machine.ts';
+import { english, hasMessage, type AllInCatalogue } from './messages.ts';
 import { trackingPageUrl } from '../tracking/token.ts';
 
-/** Status → what it means, for badges and filters. */
-export const STATUS_LABELS: Record<DeliveryStatus, string> = {
-  PENDING: 'Queued',
-  SKIPPED: 'Skipped',
-  NEEDS_ATTENTION: 'Needs attention',
-  FAILED: 'Failed',
-  CREATED: 'Created',
-  IN_PROGRESS: 'In progress',
-  DELIVERED: 'Delivered',
-  CANCEL_REQUESTED_IN_SHOPIFY: 'Cancel with courier',
-  SCHEDULED: 'Scheduled',
-};
+// The words for statuses and reasons are the admin catalogue's (web/i18n/messages/admin/en.json,
+// status.<STATUS> and reason.<code>.title/hint): the API answers in English, the pages in the
+// merchant's language. A status or reason without words there fails the type check below.
+const STATUSES_HAVE_WORDS: AllInCatalogue<`status.${DeliveryStatus}`> = true;
+const REASONS_HAVE_WORDS: AllInCatalogue<`reason.${ReasonCode}.title` | `reason.${ReasonCode}.hint`> = true;
+void STATUSES_HAVE_WORDS;
+void REASONS_HAVE_WORDS;
 
-/** Reason code → a plain-words title and what the merchant can do about it. */
-export const REASONS: Record<ReasonCode, { title: string; hint: string }> = {
-  cancelled: { title: 'Order cancelled', hint: 'The order was cancelled in Shopify, so it will not be sent.' },
-  shop_uninstalled: { title: 'App uninstalled', hint: 'The app was uninstalled from the shop before this order was sent.' },
-  test_order_live: { title: 'Test order', hint: 'Test orders are never sent to the live courier.' },
-  test_order: { title: 'Test order', hint: 'Test orders are not dispatched. Change this under dispatch rules.' },
-  nothing_to_ship: { title: 'Nothing to ship', hint: 'No item on the order needs shipping.' },
-  local_pickup: { title: 'Local pickup', hint: 'The customer collects this order.' },
-  shipping_method: { title: 'Not a same-day shipping method', hint: 'Use Dispatch now to send it anyway, or add the method to your dispatch rules.' },
-  country: { title: 'Destination not covered', hint: 'Use Dispatch now to send it anyway, or add the country to your dispatch rules.' },
-  auto_dispatch_off: { title: 'Auto-dispatch is off', hint: 'Use Dispatch now, or turn on auto-dispatch in Settings.' },
-  no_shipping_address: { title: 'No shipping address', hint: 'Add a shipping address to the order in Shopify, then retry.' },
-  incomplete_address: { title: 'Address is incomplete', hint: 'Complete the shipping address in Shopify, then retry.' },
-  missing_coordinates: { title: 'Address has no map location', hint: 'Enter the latitude and longitude of the address, then retry.' },
-  invalid_phone: { title: 'Phone number is not valid', hint: 'Enter the customer’s phone number, then retry.' },
-  missing_phone: { title: 'No phone number', hint: 'Enter the customer’s phone number, then retry.' },
-  invalid_amount: { title: 'Order total is not valid', hint: 'The order total could not be read.' },
-  missing_pickup_store: { title: 'No pickup store', hint: 'Choose a pickup store in Settings, then retry.' },
-  missing_credentials: { title: 'Courier credentials missing', hint: 'Enter the courier credentials in Settings, then retry.' },
-  price_above_max: { title: 'Price above your maximum', hint: 'Dispatch it anyway with Retry after raising the maximum price, or leave it.' },
-  courier_rejected: { title: 'The courier refused the order', hint: 'Check the courier’s message, fix the order or settings, then retry.' },
-  courier_credentials: { title: 'The courier refused the credentials', hint: 'Check the client id and secret in Settings and test the connection.' },
-  courier_scope: { title: 'Courier access is missing a permission', hint: 'Ask the courier to grant the permission named below.' },
-  idempotency_conflict: { title: 'The courier already holds a different request', hint: 'Re-dispatch to book a new delivery.' },
-  courier_unavailable: { title: 'The courier could not be reached', hint: 'Retry; the same request is sent again, so nothing is booked twice.' },
-  courier_failed: { title: 'The courier could not deliver', hint: 'Re-dispatch to book a new delivery.' },
-  courier_cancelled: { title: 'The courier cancelled the delivery', hint: 'Re-dispatch to book a new delivery.' },
-  cancel_with_courier: { title: 'Cancel with the courier', hint: 'The order was cancelled after it was booked: cancel the courier job in the courier portal.' },
-  shopify_error: { title: 'Shopify refused an update', hint: 'See the timeline for Shopify’s message.' },
-  invalid_field: { title: 'A field is too long or not valid', hint: 'Correct the field named below with Fix, then retry.' },
-  duplicate_courier_orders: {
-    title: 'The courier booked this order more than once',
-    hint: 'Cancel the extra courier orders listed below in the courier portal, then mark this resolved. Updates keep coming from the order this app tracks.',
-  },
-  address_changed: {
-    title: 'The courier has the old address',
-    hint: 'The shipping address or phone changed in Shopify after booking. Give the courier the new details (courier portal or phone), then mark this resolved.',
-  },
-  geocode_low_confidence: { title: 'Check the map location', hint: 'The geocoder is not sure where this address is. Use the location it found, or enter the coordinates with Fix.' },
-  geocode_no_result: { title: 'Address not found on the map', hint: 'The geocoder found no place for this address. Search for it or enter the latitude and longitude with Fix.' },
-  routing_incomplete: { title: 'No location assigned yet', hint: 'Shopify has not assigned the order to a location. Check its fulfillment orders in Shopify, then retry.' },
-  pickup_point: { title: 'Pickup point delivery', hint: 'Another carrier delivers this order to a pickup point.' },
-  retail: { title: 'Sold in store', hint: 'The customer took the order with them.' },
-  fulfillment_on_hold: { title: 'Fulfillment on hold', hint: 'Release the hold in Shopify, then use Dispatch now.' },
-  fulfillment_scheduled: { title: 'Fulfillment scheduled', hint: 'Use Dispatch now when the scheduled date comes.' },
-  fulfillment_service: { title: 'Fulfilled by a fulfillment service', hint: 'A fulfillment service was asked to fulfil this order.' },
-  already_fulfilled: { title: 'Already fulfilled', hint: 'Every item is already fulfilled or cancelled in Shopify.' },
-  no_assigned_location: { title: 'No location assigned', hint: 'Assign the fulfillment order to a location in Shopify, then retry.' },
-  multiple_locations: { title: 'Ships from more than one location', hint: 'Move the items to one location in Shopify, then retry.' },
-  outside_window: { title: 'Scheduled for the next opening', hint: 'Paid outside the pickup location’s delivery window. It goes out automatically at the time shown, or use Dispatch now.' },
-};
+/** A reason code → its plain-words title and what the merchant can do about it. */
+export function reasonWords(code: string): { title: string; hint: string } | null {
+  const key = `reason.${code}.title`;
+  return hasMessage(key) ? { title: english(key), hint: english(`reason.${code}.hint`) } : null;
+}
 
 export interface DeliveryRowLike {
   id: string;
@@ -116,8 +66,8 @@ export function eventView(e: EventRowLike) {
 
 function attentionOf(d: DeliveryRowLike) {
   if (!d.reasonCode && !d.reason) return null;
-  const known = d.reasonCode ? REASONS[d.reasonCode as ReasonCode] : undefined;
-  return { code: d.reasonCode, title: known?.title ?? 'Needs a look', hint: known?.hint ?? null, detail: d.reason };
+  const known = d.reasonCode ? reasonWords(d.reasonCode) : null;
+  return { code: d.reasonCode, title: known?.title ?? english('reason.unknown.title'), hint: known?.hint ?? null, detail: d.reason };
 }
 
 export function trackingUrl(template: string | null, d: DeliveryRowLike): string | null {
@@ -139,7 +89,7 @@ export function deliverySummary(d: DeliveryRowLike, lastEvent: EventRowLike | nu
     shopifyOrderId: d.shopifyOrderId,
     environment: d.environment,
     status: d.status,
-    statusLabel: STATUS_LABELS[d.status as DeliveryStatus] ?? d.status,
+    statusLabel: hasMessage(`status.${d.status}`) ? english(`status.${d.status}`) : d.status,
     attention: attentionOf(d),
     price: d.deliveryPrice,
     currency: d.currency,

@@ -1,12 +1,9 @@
 // CLI commands for shops, settings, courier credentials and keys.
-import { DeliveryApiError } from '../delivery/index.ts';
-import { MissingCredentialsError } from '../context.ts';
 import { checkCourierUrl, courierUrlPolicy } from '../delivery/address-policy.ts';
-import { sendTestWebhook } from '../fulfillment/test-webhook.ts';
+import { testConnection, testWebhook } from '../admin/services/settings.ts';
 import { reencryptPersonalData } from '../db/protected-data.ts';
 import { ENVIRONMENTS, SettingsValidationError } from '../settings/schema.ts';
 import {
-  courierAccess,
   ensureEnvironments,
   ensureShop,
   environmentViews,
@@ -182,33 +179,30 @@ export const SETTINGS_COMMANDS: Record<string, Command> = {
   },
 
   'test-connection': {
-    summary: "request a courier token with a shop's credentials",
+    summary: "request a courier token with a shop's credentials (recorded for the set-up checklist)",
     usage: 'test-connection <shop> [--env test|live]',
     async run(rt, args) {
       const { values, positionals } = parse(args, { env: { type: 'string' } }, 1);
       const shop = await requireShop(rt.ctx.db, shopArg(positionals[0]));
       const env = envArg('env', values.env) ?? (await getSettings(rt.ctx.db, shop.domain)).activeEnvironment;
-      const access = await courierAccess(rt.ctx.db, rt.ctx.box, shop.id, env, rt.config.courierBaseUrls);
-      try {
-        const t = await rt.ctx.courier.for(shop.domain, access).fetchToken();
-        rt.out(`OK: the ${env} courier issued a token${t.scope ? ` with scopes ${t.scope}` : ''}, valid until ${new Date(t.expiresAt).toISOString()}.`);
-      } catch (e) {
-        if (e instanceof DeliveryApiError || e instanceof MissingCredentialsError) throw new CliError(e.message);
-        throw e;
-      }
+      // The admin's own check: recorded the same way, so Home's checklist counts it.
+      const r = await testConnection(rt.ctx, shop.domain, env);
+      if (values.json) return rt.out(JSON.stringify(r));
+      if (!r.ok) throw new CliError(r.message);
+      rt.out(`OK: the ${env} courier issued a token${r.scope ? ` with scopes ${r.scope}` : ''}, valid until ${r.expiresAt}.`);
     },
   },
 
   'test-webhook': {
-    summary: 'ask the courier to send a test webhook and report whether our endpoint verified it',
+    summary: 'ask the courier to send a test webhook and report whether our endpoint verified it (recorded for the set-up checklist)',
     usage: 'test-webhook <shop> [--env test|live]',
     async run(rt, args) {
       const { values, positionals } = parse(args, { env: { type: 'string' } }, 1);
       const shop = await requireShop(rt.ctx.db, shopArg(positionals[0]));
       const env = envArg('env', values.env) ?? (await getSettings(rt.ctx.db, shop.domain)).activeEnvironment;
-      const r = await sendTestWebhook(rt.ctx, shop.domain, env);
+      const r = await testWebhook(rt.ctx, shop.domain, env);
       if (values.json) return rt.out(JSON.stringify(r));
-      if (!r.verified) throw new CliError(r.message);
+      if (!r.ok) throw new CliError(r.message);
       rt.out(`OK: ${r.message}.`);
     },
   },

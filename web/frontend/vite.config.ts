@@ -1,6 +1,8 @@
 // Builds the embedded admin into web/frontend/dist (`npm run build`); the app
 // serves it (web/admin/frontend.ts). App Bridge and Polaris come from
-// Shopify's CDN at run time and are not bundled.
+// Shopify's CDN at run time and are not bundled. Each page, settings section
+// and language is its own chunk (dynamic imports), loaded when needed; the
+// manifest lets the server preload the page's language.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -15,5 +17,11 @@ export default defineConfig({
     assetsDir: 'assets',
     target: 'es2022',
     sourcemap: false,
+    rollupOptions: {
+      output: {
+        // A language's catalogue is messages-<locale>-<hash>.js (tests and the server find it by that name).
+        chunkFileNames: (chunk) => (chunk.facadeModuleId?.includes('/i18n/messages/admin/') ? 'assets/messages-[name]-[hash].js' : 'assets/[name]-[hash].js'),
+      },
+    },
   },
 });

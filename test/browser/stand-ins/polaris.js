@@ -264,7 +264,7 @@
     static props = ['href', 'target', 'tone', 'accessibilityLabel'];
     render() {
       const target = this._p.target ? ` target="${esc(this._p.target)}"` : '';
-      this.shadowRoot.innerHTML = `<style>:host { display: inline; } a { color: #005bd3; text-decoration: none; } a:hover { text-decoration: underline; }</style>
+      this.shadowRoot.innerHTML = `<style>:host { display: inline; } a { color: var(--stand-in-link-color, #005bd3); text-decoration: none; } a:hover { text-decoration: underline; }</style>
         <a href="${esc(this._p.href ?? '#')}"${target}><slot></slot></a>`;
     }
   });
@@ -272,7 +272,7 @@
   // App Bridge's nav renders in the admin sidebar; here, a bar at the top.
   define('s-app-nav', class extends StandIn {
     render() {
-      this.shadowRoot.innerHTML = `<style>:host { display: block; background: #1a1a1a; padding: 10px 24px; } nav { display: flex; gap: 20px; } ::slotted(s-link) { color: #fff; }</style>
+      this.shadowRoot.innerHTML = `<style>:host { display: block; background: #1a1a1a; padding: 10px 24px; } nav { display: flex; gap: 20px; } ::slotted(s-link) { --stand-in-link-color: #fff; }</style>
         <nav aria-label="App navigation"><slot></slot></nav>`;
     }
   });
@@ -318,6 +318,13 @@
       input.addEventListener('change', () => {
         this._p.value = input.value;
         this.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      // Polaris fields are form-associated: Enter submits their form (implicit submission).
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && this.closest('form')) {
+          e.preventDefault();
+          this.closest('form').requestSubmit();
+        }
       });
       if (focused) input.focus();
     }

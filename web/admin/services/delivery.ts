@@ -8,6 +8,7 @@ import type { Overrides } from '../../dispatch/order.ts';
 import { parseStoredSettings } from '../../settings/schema.ts';
 import { findShop } from '../../settings/store.ts';
 import { ApiError } from '../errors.ts';
+import { english } from '../messages.ts';
 import { geocoderAvailable } from './geocode.ts';
 import { deliverySummary, eventView } from '../views.ts';
 
@@ -30,9 +31,12 @@ export async function findByOrderId(ctx: AppContext, domain: string, orderId: st
 /** A delivery row of this shop, or 404. */
 export async function requireDelivery(ctx: AppContext, domain: string, id: string) {
   const d = await ctx.db.delivery.findFirst({ where: { id, shop: { domain } } });
-  if (!d) throw new ApiError(404, `delivery ${id} not found`);
+  if (!d) throw deliveryNotFound();
   return d;
 }
+
+/** Another shop's delivery, or none: the same answer (never says which). */
+const deliveryNotFound = () => new ApiError(404, english('error.delivery_not_found'), undefined, 'delivery_not_found');
 
 type DetailRow = NonNullable<Awaited<ReturnType<typeof loadDetail>>>;
 
@@ -75,7 +79,7 @@ function candidateOf(d: DetailRow, overrides: Overrides | null) {
 
 export async function deliveryDetail(ctx: AppContext, domain: string, id: string) {
   const d = await loadDetail(ctx, domain, id);
-  if (!d) throw new ApiError(404, `delivery ${id} not found`);
+  if (!d) throw deliveryNotFound();
   const settings = parseStoredSettings(d.shop.settings);
   const timeline = d.events.map(eventView);
   const overrides = overridesOf(d);

@@ -1,13 +1,26 @@
 // fetch for the admin API with an App Bridge session token on every request.
+import { t, tOr } from './i18n.ts';
+
 export class ApiError extends Error {
   readonly status: number;
   /** Field-level problems keyed by dotted path, e.g. "test.clientId" or "eligibility.countries.0". */
   readonly errors: Record<string, string>;
-  constructor(status: number, message: string, errors: Record<string, string> = {}) {
+  /** The server's code for the problem, when it gave one (e.g. "delivery_not_found"). */
+  readonly code: string | null;
+  constructor(status: number, message: string, errors: Record<string, string> = {}, code: string | null = null) {
     super(message);
     this.status = status;
     this.errors = errors;
+    this.code = code;
   }
+}
+
+/** What the merchant reads: a known code in their language, else the server's words, else what to do. */
+function messageOf(status: number, data: any): string {
+  const code = typeof data?.code === 'string' ? data.code : null;
+  if (code) return tOr(`error.${code}`, data?.error ?? '');
+  if (typeof data?.error === 'string' && status < 500) return data.error;
+  return t(status >= 500 ? 'error.server' : 'error.http', { status });
 }
 
 export async function api<T>(path: string, opts: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
@@ -24,7 +37,7 @@ export async function api<T>(path: string, opts: { method?: string; body?: unkno
     });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
-    throw new ApiError(0, 'Could not reach the app. Check your connection and try again.');
+    throw new ApiError(0, t('error.network'));
   }
   const text = await res.text();
   let data: any = null;
@@ -33,7 +46,7 @@ export async function api<T>(path: string, opts: { method?: string; body?: unkno
   } catch {
     data = null;
   }
-  if (!res.ok) throw new ApiError(res.status, data?.error ?? `The app answered HTTP ${res.status}`, data?.errors ?? {});
+  if (!res.ok) throw new ApiError(res.status, messageOf(res.status, data), data?.errors ?? {}, typeof data?.code === 'string' ? data.code : null);
   return data as T;
 }
 

@@ -1,6 +1,7 @@
 // Client-side routes. Paths change with history.pushState (App Bridge mirrors
-// them to the admin URL); the query string Shopify added (shop, host, embedded)
-// is kept so a reload still loads the app.
+// them to the admin URL); the query string Shopify added (shop, host, embedded,
+// locale) is kept so a reload still loads the app. Leaving a page with unsaved
+// changes asks first (App Bridge's save bar leave confirmation).
 import { signal } from '@preact/signals';
 
 export const path = signal(location.pathname);
@@ -8,7 +9,12 @@ export const path = signal(location.pathname);
 /** Query parameters pages own; everything else in the query (Shopify's) is kept. */
 export const PAGE_PARAMS = ['status', 'q', 'from', 'to'];
 
-export function navigate(to: string, opts: { replace?: boolean } = {}): void {
+/** Resolves when the page may be left: no save bar is showing, or the merchant chose to discard. */
+function leaveConfirmed(): Promise<void> {
+  return typeof shopify !== 'undefined' && shopify.saveBar?.leaveConfirmation ? shopify.saveBar.leaveConfirmation() : Promise.resolve();
+}
+
+function go(to: string, opts: { replace?: boolean }): void {
   const [p = '/', q = ''] = to.split('?');
   const params = new URLSearchParams(location.search);
   for (const k of PAGE_PARAMS) params.delete(k);
@@ -20,6 +26,12 @@ export function navigate(to: string, opts: { replace?: boolean } = {}): void {
     path.value = p;
     if (!opts.replace) window.scrollTo(0, 0);
   }
+}
+
+/** A replace keeps the page (a filter in the URL) and never asks; a new page waits for the leave confirmation. */
+export function navigate(to: string, opts: { replace?: boolean } = {}): void {
+  if (opts.replace) return go(to, opts);
+  void leaveConfirmed().then(() => go(to, opts));
 }
 
 export function pageParam(name: string): string {
@@ -46,11 +58,19 @@ export function linkTo(href: string) {
   };
 }
 
-export type Route = { name: 'home' } | { name: 'settings' } | { name: 'deliveries' } | { name: 'delivery'; id: string } | { name: 'unmatched' } | { name: 'missing' };
+export type Route =
+  | { name: 'home' }
+  | { name: 'settings'; section: string | null }
+  | { name: 'deliveries' }
+  | { name: 'delivery'; id: string }
+  | { name: 'unmatched' }
+  | { name: 'missing' };
 
 export function match(p: string): Route {
   if (p === '/' || p === '') return { name: 'home' };
-  if (p === '/settings') return { name: 'settings' };
+  if (p === '/settings') return { name: 'settings', section: null };
+  const s = /^\/settings\/([\w-]+)$/.exec(p);
+  if (s) return { name: 'settings', section: s[1]! };
   if (p === '/deliveries') return { name: 'deliveries' };
   if (p === '/unmatched') return { name: 'unmatched' };
   const m = /^\/deliveries\/([\w-]+)$/.exec(p);

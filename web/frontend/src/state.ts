@@ -5,6 +5,8 @@ import { ApiError, get } from './api.ts';
 export interface Resource<T> {
   data: T | null;
   error: string | null;
+  /** The failed answer behind `error` (its status and code), or null. */
+  failure: ApiError | null;
   loading: boolean;
   reload(): Promise<T | null>;
   set(value: T): void;
@@ -12,7 +14,7 @@ export interface Resource<T> {
 
 export function useResource<T>(path: string | null): Resource<T> {
   const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [failure, setFailure] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(true);
   const current = useRef<AbortController | null>(null);
 
@@ -26,11 +28,11 @@ export function useResource<T>(path: string | null): Resource<T> {
       const v = await get<T>(path, ctl.signal);
       if (ctl.signal.aborted) return null;
       setData(v);
-      setError(null);
+      setFailure(null);
       return v;
     } catch (e) {
       if ((e as Error).name === 'AbortError') return null;
-      setError(e instanceof ApiError ? e.message : String(e));
+      setFailure(e instanceof ApiError ? e : new ApiError(0, String(e)));
       return null;
     } finally {
       if (!ctl.signal.aborted) setLoading(false);
@@ -42,7 +44,7 @@ export function useResource<T>(path: string | null): Resource<T> {
     return () => current.current?.abort();
   }, [reload]);
 
-  return { data, error, loading, reload, set: setData };
+  return { data, error: failure?.message ?? null, failure, loading, reload, set: setData };
 }
 
 /** Runs an async action once at a time, with its busy flag. */

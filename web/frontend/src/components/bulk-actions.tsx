@@ -4,16 +4,16 @@
 // the server's answer (a refusal per order), not decided here.
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../api.ts';
-import { money } from '../format.ts';
+import { count, money } from '../format.ts';
+import { t } from '../i18n.ts';
 import type { BulkAction, BulkOrderResult, BulkResult, DeliverySummary } from '../types.ts';
 
 /** The endpoint's limit (web/admin/services/bulk-rules.ts BULK_MAX_ORDERS). */
 const MAX = 50;
-const LABELS: Record<BulkAction, string> = { dispatch: 'Dispatch', retry: 'Retry', quote: 'Get quotes' };
+const label = (a: BulkAction) => t(`bulk.action.${a}`);
 const TONES: Record<BulkOrderResult['outcome'], 'success' | 'warning' | 'critical'> = { ok: 'success', refused: 'warning', not_found: 'critical' };
 /** Dispatch and retry only queue: the courier's answer comes later, in the delivery's status. */
-const DONE: Record<BulkAction, string> = { dispatch: 'queued', retry: 'queued', quote: 'quoted' };
-const outcomeLabel = (action: BulkAction, outcome: BulkOrderResult['outcome']) => (outcome === 'ok' ? (action === 'quote' ? 'Quoted' : 'Queued') : outcome === 'refused' ? 'Refused' : 'Not found');
+const outcomeLabel = (action: BulkAction, outcome: BulkOrderResult['outcome']) => t(outcome === 'ok' ? (action === 'quote' ? 'bulk.quoted' : 'bulk.queued') : outcome === 'refused' ? 'bulk.refused' : 'bulk.notFound');
 
 export interface BulkState {
   selected: string[];
@@ -56,7 +56,7 @@ export function useBulkSelection(): BulkState {
   };
 }
 
-const nameOf = (d: Pick<DeliverySummary, 'orderName' | 'shopifyOrderId'>) => d.orderName || `Order ${d.shopifyOrderId}`;
+const nameOf = (d: Pick<DeliverySummary, 'orderName' | 'shopifyOrderId'>) => d.orderName || t('common.orderId', { id: d.shopifyOrderId });
 
 /** The header cell: select every row on this page. */
 export function BulkHeader(props: { bulk: BulkState; rows: DeliverySummary[] }) {
@@ -64,7 +64,7 @@ export function BulkHeader(props: { bulk: BulkState; rows: DeliverySummary[] }) 
   const all = ids.length > 0 && ids.every((id) => props.bulk.selected.includes(id));
   return (
     <s-table-header>
-      <s-checkbox label="Select all on this page" labelAccessibilityVisibility="exclusive" checked={all} disabled={!ids.length} onChange={(e) => props.bulk.setAll(ids, e.currentTarget.checked)} />
+      <s-checkbox label={t('bulk.selectAll')} labelAccessibilityVisibility="exclusive" checked={all} disabled={!ids.length} onChange={(e) => props.bulk.setAll(ids, e.currentTarget.checked)} />
     </s-table-header>
   );
 }
@@ -76,7 +76,7 @@ export function BulkCell(props: { bulk: BulkState; row: DeliverySummary }) {
   return (
     <s-table-cell>
       <s-stack gap="small-400">
-        <s-checkbox label={`Select ${nameOf(props.row)}`} labelAccessibilityVisibility="exclusive" checked={props.bulk.selected.includes(id)} onChange={(e) => props.bulk.toggle(id, e.currentTarget.checked)} />
+        <s-checkbox label={t('bulk.select', { order: nameOf(props.row) })} labelAccessibilityVisibility="exclusive" checked={props.bulk.selected.includes(id)} onChange={(e) => props.bulk.toggle(id, e.currentTarget.checked)} />
         {r && props.bulk.last && <s-badge tone={TONES[r.outcome]}>{outcomeLabel(props.bulk.last.action, r.outcome)}</s-badge>}
       </s-stack>
     </s-table-cell>
@@ -84,7 +84,9 @@ export function BulkCell(props: { bulk: BulkState; row: DeliverySummary }) {
 }
 
 function resultText(r: BulkOrderResult): string {
-  return r.quote ? `${money(r.quote.price, r.quote.currency)}${r.quote.aboveMax ? ` (above your maximum of ${r.quote.maxDeliveryPrice})` : ''}` : r.message;
+  if (!r.quote) return r.message;
+  const price = money(r.quote.price, r.quote.currency);
+  return r.quote.aboveMax ? t('quote.aboveMax', { price, max: money(r.quote.maxDeliveryPrice, r.quote.currency) }) : price;
 }
 
 /** The bar over the table: the actions while orders are selected, then each order's result. */
@@ -95,30 +97,28 @@ export function BulkBar(props: { bulk: BulkState; onDone: () => void }) {
   if (!n && !last) return null;
   const tooMany = n > MAX;
   return (
-    <s-section accessibilityLabel="Bulk actions">
+    <s-section accessibilityLabel={t('bulk.label')}>
       <s-stack gap="base">
         <s-stack direction="inline" gap="small" alignItems="center">
-          <s-text type="strong">{n} selected</s-text>
+          <s-text type="strong">{t('bulk.selected', { count: n })}</s-text>
           {(['dispatch', 'retry', 'quote'] as const).map((a) => (
             <s-button key={a} variant={a === 'dispatch' ? 'primary' : 'secondary'} disabled={!n || tooMany || bulk.busy !== null} loading={bulk.busy === a} onClick={() => void bulk.run(a, props.onDone)}>
-              {LABELS[a]}
+              {label(a)}
             </s-button>
           ))}
           <s-button variant="tertiary" onClick={bulk.clear}>
-            Clear selection
+            {t('bulk.clear')}
           </s-button>
         </s-stack>
-        {tooMany && <s-banner tone="warning">Select at most {MAX} orders at a time.</s-banner>}
+        {tooMany && <s-banner tone="warning">{t('bulk.tooMany', { max: MAX })}</s-banner>}
         {bulk.error && <s-banner tone="critical">{bulk.error}</s-banner>}
         {last && (
           <s-stack gap="small-200">
-            <s-text>
-              {LABELS[last.action]}: {last.counts.ok} {DONE[last.action]}, {last.counts.refused} refused, {last.counts.not_found} not found
-            </s-text>
+            <s-text>{t(`bulk.summary.${last.action}`, { ok: count(last.counts.ok), refused: count(last.counts.refused), notFound: count(last.counts.not_found) })}</s-text>
             <s-unordered-list>
               {last.results.map((r) => (
                 <s-list-item key={r.orderId}>
-                  <s-badge tone={TONES[r.outcome]}>{outcomeLabel(last.action, r.outcome)}</s-badge> {r.orderName ?? `Order ${r.orderId}`}: {resultText(r)}
+                  <s-badge tone={TONES[r.outcome]}>{outcomeLabel(last.action, r.outcome)}</s-badge> {r.orderName ?? t('common.orderId', { id: r.orderId })}: {resultText(r)}
                 </s-list-item>
               ))}
             </s-unordered-list>

@@ -1,7 +1,8 @@
-// One courier environment's credentials on the settings page: base URL, client id
-// and secret, default pickup store, webhook URL and signing secret (with the previous
-// secret's grace period), and its connection and webhook checks.
-import { ConnectionTest, ENV_LABEL, secretDetails, WebhookTest, WebhookUrl } from './environment.tsx';
+// One courier environment's account on Settings › Courier: base URL, client id
+// and secret, default pickup store, webhook URL and signing secret (with the
+// previous secret's grace period), and its connection and webhook checks.
+import { t } from '../i18n.ts';
+import { ConnectionTest, secretDetails, WebhookTest, WebhookUrl } from './environment.tsx';
 import type { Env, EnvironmentInfo } from '../types.ts';
 
 export interface EnvForm {
@@ -23,42 +24,32 @@ export function EnvironmentColumn(props: {
   onChecked: () => void;
 }) {
   const { env, info, form } = props;
-  const L = ENV_LABEL[env];
   const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
+  const prev = info.previousWebhookSecret;
   return (
-    <s-section heading={`${L} environment`}>
+    <s-section heading={t('env.heading', { env })}>
       <s-stack gap="base">
         <s-stack direction="inline" gap="small-200">
-          {props.active ? <s-badge tone="success">Active</s-badge> : <s-badge>Not active</s-badge>}
-          {info.checks.connectionOk ? <s-badge tone="success">Connected</s-badge> : <s-badge tone="warning">Not tested</s-badge>}
-          {info.checks.webhookVerified ? <s-badge tone="success">Webhooks verified</s-badge> : null}
+          {props.active ? <s-badge tone="success">{t('env.active')}</s-badge> : <s-badge>{t('env.notActive')}</s-badge>}
+          {info.checks.connectionOk ? <s-badge tone="success">{t('env.connected')}</s-badge> : <s-badge tone="warning">{t('env.notTested')}</s-badge>}
+          {info.checks.webhookVerified ? <s-badge tone="success">{t('env.webhooksVerified')}</s-badge> : null}
         </s-stack>
-        <s-url-field label={`${L} API base URL`} value={form.baseUrl} placeholder={info.defaultBaseUrl ?? 'https://api.courier.example'} error={props.err(`${env}.baseUrl`)} details={info.defaultBaseUrl ? `Empty: ${info.defaultBaseUrl}` : 'Required for this environment.'} onInput={(e) => props.onField('baseUrl', text(e))} />
-        <s-text-field label={`${L} client id`} value={form.clientId} error={props.err(`${env}.clientId`)} onInput={(e) => props.onField('clientId', text(e))} />
-        <s-password-field label={`${L} client secret`} value={form.clientSecret} error={props.err(`${env}.clientSecret`)} details={secretDetails(info.clientSecret, 'client secret')} onInput={(e) => props.onField('clientSecret', text(e))} />
-        <s-text-field label={`${L} default pickup store`} value={form.pickupStoreId} error={props.err(`${env}.pickupStoreId`)} onInput={(e) => props.onField('pickupStoreId', text(e))} />
-        <WebhookUrl info={info} label={`${L} webhook URL`} />
-        <s-password-field label={`${L} webhook signing secret`} value={form.webhookSecret} error={props.err(`${env}.webhookSecret`)} details={secretDetails(info.webhookSecret, 'webhook secret')} onInput={(e) => props.onField('webhookSecret', text(e))} />
-        {info.previousWebhookSecret && (
-          <s-text color="subdued">
-            The previous webhook secret{info.previousWebhookSecret.last4 ? ` (ends in ${info.previousWebhookSecret.last4})` : ''} is still accepted for {remaining(info.previousWebhookSecret.remainingMinutes)}.
-          </s-text>
-        )}
+        <s-url-field label={t('env.field.baseUrl', { env })} value={form.baseUrl} placeholder={info.defaultBaseUrl ?? 'https://api.courier.example'} error={props.err(`${env}.baseUrl`)} details={info.defaultBaseUrl ? t('env.baseUrl.empty', { url: info.defaultBaseUrl }) : t('env.baseUrl.required')} onInput={(e) => props.onField('baseUrl', text(e))} />
+        <s-text-field label={t('env.field.clientId', { env })} value={form.clientId} error={props.err(`${env}.clientId`)} onInput={(e) => props.onField('clientId', text(e))} />
+        <s-password-field label={t('env.field.clientSecret', { env })} value={form.clientSecret} error={props.err(`${env}.clientSecret`)} details={secretDetails(info.clientSecret)} onInput={(e) => props.onField('clientSecret', text(e))} />
+        <s-text-field label={t('env.field.pickupStore', { env })} value={form.pickupStoreId} error={props.err(`${env}.pickupStoreId`)} onInput={(e) => props.onField('pickupStoreId', text(e))} />
+        <WebhookUrl info={info} />
+        <s-password-field label={t('env.field.webhookSecret', { env })} value={form.webhookSecret} error={props.err(`${env}.webhookSecret`)} details={secretDetails(info.webhookSecret)} onInput={(e) => props.onField('webhookSecret', text(e))} />
+        {prev && <s-text color="subdued">{t('env.previousSecret', { last4: prev.last4 ?? '', hours: Math.floor(prev.remainingMinutes / 60), minutes: prev.remainingMinutes % 60 })}</s-text>}
         {info.lastRejectionReason && (
-          <s-banner tone="warning" heading="A courier webhook was rejected">
+          <s-banner tone="warning" heading={t('env.rejected')}>
             {info.lastRejectionReason}
           </s-banner>
         )}
-        <s-text color="subdued">Save before testing new credentials.</s-text>
-        <ConnectionTest env={env} info={info} label={env === 'live' ? 'Test live connection' : 'Test connection'} onDone={props.onChecked} />
-        <WebhookTest env={env} info={info} label={env === 'live' ? 'Send live test webhook' : 'Send test webhook'} onDone={props.onChecked} />
+        <s-text color="subdued">{t('env.saveBeforeTesting')}</s-text>
+        <ConnectionTest env={env} info={info} onDone={props.onChecked} />
+        <WebhookTest env={env} info={info} onDone={props.onChecked} />
       </s-stack>
     </s-section>
   );
-}
-
-function remaining(minutes: number): string {
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return h ? `${h} h ${m} min` : `${m} min`;
 }

@@ -1,12 +1,12 @@
-// Customers' data requests (Shopify's customers/data_request): each one the app
-// recorded, with a download of the report to send the customer.
+// Settings › Customer data requests (Shopify's customers/data_request): each one
+// the app recorded, with a download of the report to send the customer. No form.
 import { useState } from 'preact/hooks';
 import { ApiError, get, toast } from '../api.ts';
-import { when } from '../format.ts';
+import { count, when } from '../format.ts';
+import { t } from '../i18n.ts';
 import { useResource } from '../state.ts';
 // The API's own type (type-only: nothing of the server is bundled).
 import type { DataRequestSummary } from '../../../privacy/data-requests.ts';
-
 
 export function DataRequests() {
   const list = useResource<{ dataRequests: DataRequestSummary[] }>('/api/data-requests');
@@ -31,30 +31,30 @@ export function DataRequests() {
 
   const rows = list.data?.dataRequests ?? [];
   return (
-    <s-section heading="Customer data requests">
+    <s-section heading={t('settings.section.privacy')}>
       <s-stack gap="base">
-        <s-text color="subdued">When a customer asks the shop for their data, Shopify tells the app. Download the report of what the app holds and send it to the customer.</s-text>
+        <s-text color="subdued">{t('privacy.intro')}</s-text>
         {list.error && <s-banner tone="critical">{list.error}</s-banner>}
-        {!list.loading && !list.error && rows.length === 0 && <s-text>No customer has asked for their data.</s-text>}
+        {!list.loading && !list.error && rows.length === 0 && <s-text>{t('privacy.none')}</s-text>}
         {rows.length > 0 && (
           <s-table variant="auto">
             <s-table-header-row>
-              <s-table-header listSlot="primary">Received</s-table-header>
-              <s-table-header>Customer</s-table-header>
-              <s-table-header>Deliveries</s-table-header>
-              <s-table-header>Downloaded</s-table-header>
-              <s-table-header>Report</s-table-header>
+              <s-table-header listSlot="primary">{t('privacy.received')}</s-table-header>
+              <s-table-header>{t('privacy.customer')}</s-table-header>
+              <s-table-header>{t('privacy.deliveries')}</s-table-header>
+              <s-table-header>{t('privacy.downloaded')}</s-table-header>
+              <s-table-header>{t('privacy.report')}</s-table-header>
             </s-table-header-row>
             <s-table-body>
               {rows.map((r) => (
                 <s-table-row key={r.id}>
                   <s-table-cell>{when(r.receivedAt)}</s-table-cell>
                   <s-table-cell>{r.customerId ?? '-'}</s-table-cell>
-                  <s-table-cell>{String(r.deliveries)}</s-table-cell>
-                  <s-table-cell>{r.exportedAt ? when(r.exportedAt) : 'Not yet'}</s-table-cell>
+                  <s-table-cell>{count(r.deliveries)}</s-table-cell>
+                  <s-table-cell>{r.exportedAt ? when(r.exportedAt) : t('privacy.notYet')}</s-table-cell>
                   <s-table-cell>
                     <s-button loading={busy === r.id} onClick={() => void download(r.id)}>
-                      Download report
+                      {t('privacy.download')}
                     </s-button>
                   </s-table-cell>
                 </s-table-row>

@@ -2,13 +2,12 @@
 import { useState } from 'preact/hooks';
 import { ApiError, fieldError, post, put, toast } from '../api.ts';
 import { when } from '../format.ts';
+import { t } from '../i18n.ts';
 import type { CheckResult, Env, EnvironmentInfo, SettingsPayload } from '../types.ts';
 import { copy } from './common.tsx';
 
-export const ENV_LABEL: Record<Env, string> = { test: 'Test', live: 'Live' };
-
-export function secretDetails(s: { set: boolean; last4: string | null }, what: string): string {
-  return s.set ? `Saved (ends in ${s.last4 ?? '••••'}). Leave empty to keep it.` : `No ${what} saved yet.`;
+export function secretDetails(s: { set: boolean; last4: string | null }): string {
+  return s.set ? t('env.secret.saved', { last4: s.last4 ?? '••••' }) : t('env.secret.none');
 }
 
 export interface QuickField {
@@ -45,7 +44,7 @@ export function QuickEnvForm(props: { env: Env; fields: QuickField[]; submitLabe
       setErrors({});
       setError(null);
       setValues((old) => Object.fromEntries(props.fields.map((f) => [f.key, f.kind === 'password' ? '' : (old[f.key] ?? '')])));
-      toast('Saved');
+      toast(t('common.saved'));
       props.onSaved(r);
     } catch (e) {
       if (e instanceof ApiError) {
@@ -81,32 +80,24 @@ export function QuickEnvForm(props: { env: Env; fields: QuickField[]; submitLabe
   );
 }
 
-/** "Test connection": a token request with the saved credentials; long, so it shows progress. */
 type CheckOutcome = CheckResult & { sent?: boolean; received?: boolean; verified?: boolean };
+type CheckKind = 'connection' | 'webhook';
 
-/** A set-up check the merchant runs from the page: its button, progress, and the last result. */
-function CheckButton(props: {
-  path: string;
-  label: string;
-  busyText: string;
-  /** Toast after a run, and the heading of the last result. */
-  text: { okToast: string; failToast: string; okHeading: string; failHeading: string };
-  last: { ok: boolean; message: string; at: string } | null | undefined;
-  env: Env;
-  onDone: () => void;
-}) {
+/** A set-up check the merchant runs from the page (long: it shows progress), and the last result. */
+function CheckButton(props: { kind: CheckKind; env: Env; last: { ok: boolean; message: string; at: string } | null | undefined; onDone: () => void }) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<CheckOutcome | null>(null);
-  const last = result ?? (props.last ? { ...props.last, environment: props.env, testedAt: props.last.at } : null);
+  const { kind, env } = props;
+  const last = result ?? (props.last ? { ...props.last, environment: env, testedAt: props.last.at } : null);
   async function run() {
     setBusy(true);
     try {
-      const r = await post<CheckOutcome>(props.path);
+      const r = await post<CheckOutcome>(`/api/environments/${env}/${kind === 'connection' ? 'test-connection' : 'test-webhook'}`);
       setResult(r);
-      toast(r.ok ? props.text.okToast : props.text.failToast, !r.ok);
+      toast(t(`check.${kind}.${r.ok ? 'okToast' : 'failToast'}`, { env }), !r.ok);
       props.onDone();
     } catch (e) {
-      setResult({ environment: props.env, ok: false, message: (e as Error).message, testedAt: new Date().toISOString() });
+      setResult({ environment: env, ok: false, message: (e as Error).message, testedAt: new Date().toISOString() });
       toast((e as Error).message, true);
     } finally {
       setBusy(false);
@@ -116,12 +107,12 @@ function CheckButton(props: {
     <s-stack gap="small-200">
       <s-stack direction="inline" gap="base" alignItems="center">
         <s-button loading={busy} onClick={run}>
-          {props.label}
+          {t(`check.${kind}.button`, { env })}
         </s-button>
-        {busy && <s-text color="subdued">{props.busyText}</s-text>}
+        {busy && <s-text color="subdued">{t(`check.${kind}.busy`)}</s-text>}
       </s-stack>
       {!busy && last && (
-        <s-banner tone={last.ok ? 'success' : 'critical'} heading={last.ok ? props.text.okHeading : props.text.failHeading}>
+        <s-banner tone={last.ok ? 'success' : 'critical'} heading={t(`check.${kind}.${last.ok ? 'okHeading' : 'failHeading'}`)}>
           {last.message} <s-text color="subdued">({when(last.testedAt)})</s-text>
         </s-banner>
       )}
@@ -129,43 +120,26 @@ function CheckButton(props: {
   );
 }
 
-export function ConnectionTest(props: { env: Env; info: EnvironmentInfo; label?: string; onDone: () => void }) {
-  return (
-    <CheckButton
-      path={`/api/environments/${props.env}/test-connection`}
-      label={props.label ?? 'Test connection'}
-      busyText="Requesting a token from the courier…"
-      text={{ okToast: `${ENV_LABEL[props.env]} connection works`, failToast: `${ENV_LABEL[props.env]} connection failed`, okHeading: 'Connection works', failHeading: 'Connection failed' }}
-      last={props.info.lastConnectionTest}
-      env={props.env}
-      onDone={props.onDone}
-    />
-  );
+/** "Test connection": a token request with the saved credentials. */
+export function ConnectionTest(props: { env: Env; info: EnvironmentInfo; onDone: () => void }) {
+  return <CheckButton kind="connection" env={props.env} last={props.info.lastConnectionTest} onDone={props.onDone} />;
 }
 
-export function WebhookUrl(props: { info: EnvironmentInfo; label?: string }) {
+/** "Send test webhook": the courier signs one event to our endpoint; done when it arrived verified. */
+export function WebhookTest(props: { env: Env; info: EnvironmentInfo; onDone: () => void }) {
+  return <CheckButton kind="webhook" env={props.env} last={props.info.lastWebhookTest} onDone={props.onDone} />;
+}
+
+export function WebhookUrl(props: { info: EnvironmentInfo }) {
+  const label = t('env.webhookUrl', { env: props.info.environment });
   return (
     <s-stack direction="inline" gap="small-200" alignItems="end">
       <s-box inlineSize="100%" maxInlineSize="640px">
-        <s-text-field label={props.label ?? 'Webhook URL'} value={props.info.webhookUrl} readOnly details="Paste it into the courier portal as the status webhook endpoint." />
+        <s-text-field label={label} value={props.info.webhookUrl} readOnly details={t('env.webhookUrl.details')} />
       </s-box>
-      <s-button onClick={() => copy(props.info.webhookUrl)} accessibilityLabel={`Copy ${props.label ?? 'webhook URL'}`}>
-        Copy
+      <s-button onClick={() => copy(props.info.webhookUrl)} accessibilityLabel={t('common.copyThing', { thing: label })}>
+        {t('common.copy')}
       </s-button>
     </s-stack>
-  );
-}
-
-export function WebhookTest(props: { env: Env; info: EnvironmentInfo; label?: string; onDone: () => void }) {
-  return (
-    <CheckButton
-      path={`/api/environments/${props.env}/test-webhook`}
-      label={props.label ?? 'Send test webhook'}
-      busyText="Asking the courier to send a signed test event and waiting for it…"
-      text={{ okToast: 'Test webhook received and verified', failToast: 'Test webhook did not arrive verified', okHeading: 'Test webhook received and verified', failHeading: 'Test webhook failed' }}
-      last={props.info.lastWebhookTest}
-      env={props.env}
-      onDone={props.onDone}
-    />
   );
 }

@@ -1,10 +1,11 @@
-// Same-day price at checkout: the rate's rules, and what Shopify needs for it (the
-// write_shipping permission, a plan with carrier-calculated shipping). Saving syncs the
-// carrier service with Shopify.
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, fieldError, post, put, toast } from '../api.ts';
+// Settings › Checkout rate: the same-day price at checkout, and what Shopify
+// needs for it (the write_shipping permission, a plan with carrier-calculated
+// shipping). Saving syncs the carrier service with Shopify. One form.
+import { post, put } from '../api.ts';
+import { t, tOr } from '../i18n.ts';
 import { useResource } from '../state.ts';
-import type { RatesStatus, Settings } from '../types.ts';
+import { SectionForm, useSettingsForm, type SectionProps } from './settings-form.tsx';
+import type { RatesStatus, Settings, SettingsPayload } from '../types.ts';
 
 type Rates = Settings['rates'];
 type Form = Record<'serviceName' | 'serviceCode' | 'markupPercent' | 'fixedFee' | 'freeAbove' | 'maxDistanceKm' | 'fallbackRate' | 'timeoutMs' | 'pickupLatitude' | 'pickupLongitude' | 'quotePhone', string> & { enabled: boolean; rounding: Rates['rounding'] };
@@ -14,7 +15,8 @@ const WARNINGS = new Set<RatesStatus['problems'][number]['code']>(['plan_unknown
 const str = (v: string | number | null) => (v === null ? '' : String(v));
 const num = (v: string) => (v.trim() === '' ? null : Number(v));
 
-function toForm(r: Rates): Form {
+function toForm(p: SettingsPayload): Form {
+  const r = p.settings.rates;
   return {
     enabled: r.enabled, rounding: r.rounding, serviceName: r.serviceName, serviceCode: r.serviceCode, markupPercent: r.markupPercent, fixedFee: r.fixedFee,
     freeAbove: str(r.freeAbove), maxDistanceKm: str(r.maxDistanceKm), fallbackRate: str(r.fallbackRate), timeoutMs: String(r.timeoutMs),
@@ -30,70 +32,63 @@ function toPatch(f: Form): Partial<Rates> {
   };
 }
 
-export function RatesSettings({ rates }: { rates: Rates }) {
-  const status = useResource<RatesStatus>('/api/rates/status');
-  const [form, setForm] = useState<Form>(() => toForm(rates));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
-  useEffect(() => setForm(toForm(rates)), [rates]);
-  const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
-  const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
-  const err = (k: string) => fieldError(errors, `rates.${k}`);
+/** A problem in the merchant's language, with what the status says; the server's words for a code this page does not know. */
+function problemText(p: RatesStatus['problems'][number], st: RatesStatus): string {
+  return p.code === 'create_refused' ? p.message : tOr(`rates.problem.${p.code}`, p.message, { plan: st.plan.name });
+}
 
-  async function save() {
-    setSaving(true);
-    setErrors({});
-    try {
-      await put('/api/settings', { settings: { rates: toPatch(form) } });
+export function RatesSettings(props: SectionProps) {
+  const status = useResource<RatesStatus>('/api/rates/status');
+  const f = useSettingsForm({
+    source: props.payload,
+    toForm,
+    async submit(form) {
+      const saved = await put<SettingsPayload>('/api/settings', { settings: { rates: toPatch(form) } });
       await post<RatesStatus>('/api/rates/sync');
       await status.reload();
-      toast('Checkout rate saved');
-    } catch (e) {
-      if (e instanceof ApiError) setErrors(e.errors);
-      toast(e instanceof ApiError ? e.message : String(e), true);
-    } finally {
-      setSaving(false);
-    }
-  }
-
+      return saved;
+    },
+    onSaved: props.onSaved,
+    savedToast: t('rates.saved'),
+    shown: ['rates'],
+  });
+  const { form } = f;
+  const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
   const st = status.data;
-  const field = (k: keyof Form, label: string, details?: string) => (
-    <s-text-field label={label} value={form[k] as string} error={err(k)} details={details} onInput={(e) => set(k, text(e) as never)} />
+  const field = (k: keyof Form, details?: string) => (
+    <s-text-field label={t(`rates.${k}`)} value={form[k] as string} error={f.err(`rates.${k}`)} details={details} onInput={(e) => f.set(k, text(e) as never)} />
   );
   return (
-    <s-section heading="Same-day price at checkout">
-      <s-stack gap="base">
-        {status.error && <s-banner tone="critical">{status.error}</s-banner>}
-        {st && st.problems.map((p) => <s-banner key={p.code} tone={WARNINGS.has(p.code) ? 'warning' : 'critical'}>{p.message}</s-banner>)}
-        {st && (
-          <s-text color="subdued">
-            {st.carrierService ? `Registered with Shopify as "${st.carrierService.name}" (${st.carrierService.active ? 'active' : 'inactive'}).` : 'Not registered with Shopify yet.'} Plan: {st.plan.name}.
-          </s-text>
-        )}
-        <s-checkbox label="Offer a same-day rate at checkout" checked={form.enabled} onChange={(e) => set('enabled', (e.currentTarget as unknown as HTMLInputElement).checked)} details="Priced from the courier's quote. Orders that choose it are dispatched (its code joins your same-day shipping methods)." />
-        {field('serviceName', 'Rate name at checkout')}
-        {field('serviceCode', 'Rate code', 'Orders carry it on their shipping line; dispatch matches it exactly.')}
-        {field('markupPercent', 'Markup %')}
-        {field('fixedFee', 'Fixed fee')}
-        {field('freeAbove', 'Free above order value', 'Empty: never free.')}
-        <s-select label="Rounding" value={form.rounding} error={err('rounding')} onChange={(e) => set('rounding', text(e) as Rates['rounding'])}>
-          <s-option value="none">None</s-option>
-          <s-option value="up_whole">Up to a whole amount</s-option>
-          <s-option value="nearest_whole">To the nearest whole amount</s-option>
-          <s-option value="up_99">Up to .99</s-option>
-        </s-select>
-        {field('maxDistanceKm', 'Maximum distance from the pickup store (km)', 'Empty: no limit.')}
-        {field('pickupLatitude', 'Pickup store latitude', "Empty: the checkout's origin address, geocoded.")}
-        {field('pickupLongitude', 'Pickup store longitude')}
-        {field('timeoutMs', 'Answer within (ms)', 'Shopify waits 3 to 10 seconds; after this the fallback rate (or none) is shown.')}
-        {field('fallbackRate', 'Fallback flat rate', 'Shown when the courier is slow or failing. Empty: no same-day rate then.')}
-        {field('quotePhone', 'Phone for checkout quotes', "The courier's quote needs a phone number; at checkout the buyer's is often not known yet. Used when neither the buyer's address nor your location's has one. International format, e.g. +27 11 555 0100. Empty: no quote then (the fallback rate or none).")}
-        <s-stack direction="inline" justifyContent="end">
-          <s-button variant="primary" loading={saving} onClick={save}>
-            Save checkout rate
-          </s-button>
+    <SectionForm id="rates" form={f}>
+      <s-section heading={t('rates.heading')}>
+        <s-stack gap="base">
+          {status.error && <s-banner tone="critical">{status.error}</s-banner>}
+          {st && st.problems.map((p) => <s-banner key={p.code} tone={WARNINGS.has(p.code) ? 'warning' : 'critical'}>{problemText(p, st)}</s-banner>)}
+          {st && (
+            <s-text color="subdued">
+              {st.carrierService ? t('rates.registered', { name: st.carrierService.name ?? '', active: st.carrierService.active ? 'yes' : 'no' }) : t('rates.notRegistered')} {t('rates.plan', { plan: st.plan.name })}
+            </s-text>
+          )}
+          <s-checkbox label={t('rates.enabled')} checked={form.enabled} onChange={(e) => f.set('enabled', e.currentTarget.checked)} details={t('rates.enabled.details')} />
+          {field('serviceName')}
+          {field('serviceCode', t('rates.serviceCode.details'))}
+          {field('markupPercent')}
+          {field('fixedFee')}
+          {field('freeAbove', t('rates.freeAbove.details'))}
+          <s-select label={t('rates.rounding')} value={form.rounding} error={f.err('rates.rounding')} onChange={(e) => f.set('rounding', text(e) as Rates['rounding'])}>
+            <s-option value="none">{t('rates.rounding.none')}</s-option>
+            <s-option value="up_whole">{t('rates.rounding.up_whole')}</s-option>
+            <s-option value="nearest_whole">{t('rates.rounding.nearest_whole')}</s-option>
+            <s-option value="up_99">{t('rates.rounding.up_99')}</s-option>
+          </s-select>
+          {field('maxDistanceKm', t('rates.maxDistanceKm.details'))}
+          {field('pickupLatitude', t('rates.pickupLatitude.details'))}
+          {field('pickupLongitude')}
+          {field('timeoutMs', t('rates.timeoutMs.details'))}
+          {field('fallbackRate', t('rates.fallbackRate.details'))}
+          {field('quotePhone', t('rates.quotePhone.details'))}
         </s-stack>
-      </s-stack>
-    </s-section>
+      </s-section>
+    </SectionForm>
   );
 }

@@ -1,12 +1,16 @@
 // Deliveries: every order the app handled, newest first, with filters and
-// pages. What needs the merchant shows its reason in plain words.
+// pages. One or two lines a row: the order and when; its status and price; the
+// reason it needs the merchant (once), or its latest step in words.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { StatusBadge, ErrorBanner } from '../components/common.tsx';
 import { BulkBar, BulkCell, BulkHeader, useBulkSelection } from '../components/bulk-actions.tsx';
-import { ago, humanize, money, STATUS_FILTERS, when } from '../format.ts';
+import { ago, count, money, STATUS_FILTERS, when } from '../format.ts';
+import { t } from '../i18n.ts';
+import { attentionText } from '../reasons.ts';
 import { linkTo, navigate, pageParam } from '../router.ts';
 import { useResource } from '../state.ts';
-import type { DeliveryList } from '../types.ts';
+import { stepWords } from '../timeline.ts';
+import type { DeliveryList, DeliverySummary } from '../types.ts';
 import { ScheduledAt } from '../components/scheduled.tsx';
 
 const PAGE_SIZE = 20;
@@ -16,6 +20,35 @@ function dayStart(day: string, plusDays = 0): string | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   if (!m) return null;
   return new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + plusDays).toISOString();
+}
+
+/** What the row says: the reason it needs the merchant, else what happened last. */
+function Latest(props: { d: DeliverySummary }) {
+  const { d } = props;
+  if (d.attention) {
+    const a = attentionText(d.attention);
+    return (
+      <s-stack gap="none">
+        <s-text type={d.actions.length ? 'strong' : undefined} color={d.actions.length ? undefined : 'subdued'}>
+          {a.title}
+        </s-text>
+        {d.attention.detail && d.actions.length > 0 && (
+          <span class="one-line" title={d.attention.detail}>
+            <s-text color="subdued">{d.attention.detail}</s-text>
+          </span>
+        )}
+      </s-stack>
+    );
+  }
+  const e = d.lastEvent;
+  if (!e) return <s-text color="subdued">—</s-text>;
+  const words = stepWords(e);
+  return (
+    <s-stack gap="none">
+      <s-text>{t(words.key, words.values)}</s-text>
+      <s-text color="subdued">{ago(e.occurredAt)}</s-text>
+    </s-stack>
+  );
 }
 
 export function DeliveriesPage() {
@@ -44,9 +77,9 @@ export function DeliveriesPage() {
     if (status) params.set('status', status);
     if (q) params.set('q', q);
     const f = from && dayStart(from);
-    const t = to && dayStart(to, 1);
+    const tt = to && dayStart(to, 1);
     if (f) params.set('from', f);
-    if (t) params.set('to', t);
+    if (tt) params.set('to', tt);
     const cursor = cursors.at(-1);
     if (cursor) params.set('cursor', cursor);
     return `/api/deliveries?${params}`;
@@ -64,100 +97,77 @@ export function DeliveriesPage() {
   }
 
   const statusLabel = (value: string, label: string) => {
-    if (!value) return `${label} (${total})`;
-    const n = value.split(',').reduce((a, s) => a + (counts[s] ?? 0), 0);
-    return `${label} (${n})`;
+    if (!list.data) return label;
+    const n = value ? value.split(',').reduce((a, s) => a + (counts[s] ?? 0), 0) : total;
+    return t('deliveries.filter.count', { label, count: n });
   };
 
   return (
-    <s-page heading="Deliveries" inlineSize="large">
+    <s-page heading={t('deliveries.heading')} inlineSize="large">
       <s-button slot="secondary-actions" onClick={() => void list.reload()}>
-        Refresh
+        {t('common.refresh')}
       </s-button>
-      <ErrorBanner error={list.error} heading="Could not load deliveries" />
+      <ErrorBanner error={list.error} heading={t('deliveries.error')} />
       <BulkBar bulk={bulk} onDone={() => void list.reload()} />
-      <s-section padding="none" accessibilityLabel="Deliveries">
+      <s-section padding="none" accessibilityLabel={t('deliveries.heading')}>
         <s-table loading={list.loading} variant="auto">
           <s-grid slot="filters" gridTemplateColumns="minmax(200px, 2fr) minmax(160px, 1fr) minmax(140px, 1fr) minmax(140px, 1fr)" gap="small-200" alignItems="end">
-            <s-search-field label="Search deliveries" labelAccessibilityVisibility="exclusive" placeholder="Search by order name, order id or courier reference" value={search} onInput={(e) => onSearch(e.currentTarget.value)} />
-            <s-select label="Status" labelAccessibilityVisibility="exclusive" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <s-search-field label={t('deliveries.search')} labelAccessibilityVisibility="exclusive" placeholder={t('deliveries.search.placeholder')} value={search} onInput={(e) => onSearch(e.currentTarget.value)} />
+            <s-select label={t('deliveries.status')} labelAccessibilityVisibility="exclusive" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
               {STATUS_FILTERS.map((f) => (
                 <s-option key={f.value} value={f.value}>
-                  {list.data ? statusLabel(f.value, f.label) : f.label}
+                  {statusLabel(f.value, t(f.key))}
                 </s-option>
               ))}
             </s-select>
-            <s-date-field label="From" labelAccessibilityVisibility="exclusive" placeholder="From date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
-            <s-date-field label="To" labelAccessibilityVisibility="exclusive" placeholder="To date" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
+            <s-date-field label={t('deliveries.from')} labelAccessibilityVisibility="exclusive" placeholder={t('deliveries.from.placeholder')} value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
+            <s-date-field label={t('deliveries.to')} labelAccessibilityVisibility="exclusive" placeholder={t('deliveries.to.placeholder')} value={to} onChange={(e) => setTo(e.currentTarget.value)} />
           </s-grid>
           <s-table-header-row>
             <BulkHeader bulk={bulk} rows={rows} />
-            <s-table-header listSlot="primary">Order</s-table-header>
-            <s-table-header listSlot="inline">Status</s-table-header>
-            <s-table-header format="currency">Price</s-table-header>
-            <s-table-header>Job id</s-table-header>
-            <s-table-header>Last event</s-table-header>
-            <s-table-header listSlot="secondary">Attention</s-table-header>
+            <s-table-header listSlot="primary">{t('deliveries.col.order')}</s-table-header>
+            <s-table-header listSlot="inline">{t('deliveries.col.status')}</s-table-header>
+            <s-table-header format="currency">{t('deliveries.col.price')}</s-table-header>
+            <s-table-header listSlot="secondary">{t('deliveries.col.latest')}</s-table-header>
           </s-table-header-row>
           <s-table-body>
             {rows.map((d) => (
               <s-table-row key={d.id}>
                 <BulkCell bulk={bulk} row={d} />
                 <s-table-cell>
-                  <s-stack gap="small-400">
+                  <s-stack gap="none">
                     <s-link href={`/deliveries/${d.id}`} onClick={linkTo(`/deliveries/${d.id}`)}>
-                      {d.orderName || `Order ${d.shopifyOrderId}`}
+                      {d.orderName || t('common.orderId', { id: d.shopifyOrderId })}
                     </s-link>
                     <s-text color="subdued">{when(d.createdAt)}</s-text>
                   </s-stack>
                 </s-table-cell>
                 <s-table-cell>
-                  <StatusBadge status={d.status} label={d.statusLabel} />
-                  <ScheduledAt at={d.scheduledFor} />
+                  <s-stack gap="none">
+                    <StatusBadge status={d.status} label={d.statusLabel} />
+                    <ScheduledAt at={d.scheduledFor} />
+                  </s-stack>
                 </s-table-cell>
                 <s-table-cell>{money(d.price, d.currency)}</s-table-cell>
-                <s-table-cell>{d.dispatchJobId ?? '—'}</s-table-cell>
                 <s-table-cell>
-                  {d.lastEvent ? (
-                    <s-stack gap="small-400">
-                      <s-text>{d.lastEvent.message ?? humanize(d.lastEvent.kind)}</s-text>
-                      <s-text color="subdued">{ago(d.lastEvent.occurredAt)}</s-text>
-                    </s-stack>
-                  ) : (
-                    '—'
-                  )}
-                </s-table-cell>
-                <s-table-cell>
-                  {d.attention && d.actions.length ? (
-                    <s-stack gap="small-400">
-                      <s-text type="strong">{d.attention.title}</s-text>
-                      {d.attention.detail && <s-text color="subdued">{d.attention.detail}</s-text>}
-                    </s-stack>
-                  ) : d.attention ? (
-                    <s-text color="subdued">{d.attention.title}</s-text>
-                  ) : (
-                    ''
-                  )}
+                  <Latest d={d} />
                 </s-table-cell>
               </s-table-row>
             ))}
           </s-table-body>
         </s-table>
         {list.data && rows.length === 0 && !filtered && (
-          <s-empty-state heading="No deliveries yet">
-            <s-paragraph>
-              When a customer pays for an order with one of your same-day shipping methods, it appears here: booked with the courier, with its delivery price, job id and the latest status from the
-              courier. Orders the app could not send (a missing phone number, an address without a map location, a courier refusal) appear here too, with what to fix.
-            </s-paragraph>
-            <s-button slot="primary-action" onClick={() => navigate('/settings')}>
-              Review dispatch rules
+          <s-empty-state heading={t('deliveries.empty.heading')}>
+            <s-paragraph>{t('deliveries.empty.body')}</s-paragraph>
+            <s-button slot="primary-action" onClick={() => navigate('/settings/dispatch')}>
+              {t('deliveries.empty.action')}
             </s-button>
           </s-empty-state>
         )}
         {list.data && rows.length === 0 && filtered && (
           <s-box padding="base">
             <s-stack gap="base" alignItems="center">
-              <s-paragraph>No deliveries match these filters.</s-paragraph>
+              <s-paragraph>{t('deliveries.noMatch')}</s-paragraph>
               <s-button
                 onClick={() => {
                   setStatus('');
@@ -167,7 +177,7 @@ export function DeliveriesPage() {
                   setTo('');
                 }}
               >
-                Clear filters
+                {t('deliveries.clearFilters')}
               </s-button>
             </s-stack>
           </s-box>
@@ -175,12 +185,12 @@ export function DeliveriesPage() {
       </s-section>
       {(cursors.length > 1 || list.data?.nextCursor) && (
         <s-stack direction="inline" gap="base" justifyContent="center" alignItems="center">
-          <s-button disabled={cursors.length <= 1} onClick={() => setCursors((c) => c.slice(0, -1))} accessibilityLabel="Previous page">
-            Previous
+          <s-button disabled={cursors.length <= 1} onClick={() => setCursors((c) => c.slice(0, -1))} accessibilityLabel={t('deliveries.previous.label')}>
+            {t('deliveries.previous')}
           </s-button>
-          <s-text color="subdued">Page {cursors.length}</s-text>
-          <s-button disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors((c) => [...c, list.data!.nextCursor!])} accessibilityLabel="Next page">
-            Next
+          <s-text color="subdued">{t('deliveries.page', { page: count(cursors.length) })}</s-text>
+          <s-button disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors((c) => [...c, list.data!.nextCursor!])} accessibilityLabel={t('deliveries.next.label')}>
+            {t('deliveries.next')}
           </s-button>
         </s-stack>
       )}

@@ -2,9 +2,9 @@
 // address search and the Fix form. All of them go through POST .../fix, the one validator.
 import { useState } from 'preact/hooks';
 import { ApiError, fieldError, post, toast } from '../api.ts';
+import { percent } from '../format.ts';
+import { t } from '../i18n.ts';
 import type { ActionResult, DeliveryDetail, GeocodeSearchResult } from '../types.ts';
-
-const pct = (n: number) => `${Math.round(n * 100)}%`;
 
 /** The geocoder's place for an address it was not sure of: one click fixes the delivery with its coordinates. */
 export function CandidateCard(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail) => void }) {
@@ -16,7 +16,7 @@ export function CandidateCard(props: { delivery: DeliveryDetail; onFixed: (d: De
     try {
       const res = await post<ActionResult>(`/api/deliveries/${d.id}/fix`, { latitude: c.lat, longitude: c.lng });
       props.onFixed(res.delivery);
-      toast(res.message);
+      toast(t('action.done.fix'));
     } catch (e) {
       toast((e as Error).message, true);
     } finally {
@@ -24,15 +24,15 @@ export function CandidateCard(props: { delivery: DeliveryDetail; onFixed: (d: De
     }
   }
   return (
-    <s-section heading="Location the geocoder found">
+    <s-section heading={t('fix.candidate.heading')}>
       <s-stack gap="base">
         <s-text>{c.formattedAddress}</s-text>
         <s-text color="subdued">
-          {c.lat}, {c.lng} · {pct(c.confidence)} sure{c.precision ? ` (${c.precision} match)` : ''} · {c.provider}
+          {t('fix.candidate.detail', { lat: String(c.lat), lng: String(c.lng), sure: percent(c.confidence), precision: c.precision ?? 'none', provider: c.provider })}
         </s-text>
         <s-stack direction="inline">
           <s-button variant="primary" loading={saving} onClick={use}>
-            Use this location
+            {t('fix.candidate.use')}
           </s-button>
         </s-stack>
       </s-stack>
@@ -68,18 +68,18 @@ function AddressSearch(props: { delivery: DeliveryDetail; address1: string; city
     <s-stack gap="small-200">
       <s-stack direction="inline">
         <s-button loading={searching} onClick={search}>
-          Find the address on the map
+          {t('fix.search')}
         </s-button>
       </s-stack>
       {error && <s-banner tone="critical">{error}</s-banner>}
-      {places && places.length === 0 && <s-text color="subdued">No place found for this address; enter the coordinates.</s-text>}
+      {places && places.length === 0 && <s-text color="subdued">{t('fix.search.none')}</s-text>}
       {places && places.length > 0 && (
         <s-unordered-list>
           {places.map((p) => (
             <s-list-item key={`${p.lat},${p.lng}`}>
-              {p.formattedAddress} ({p.lat}, {p.lng}; {pct(p.confidence)} sure){' '}
-              <s-button variant="tertiary" onClick={() => props.onPick(p)}>
-                Use
+              {t('fix.search.place', { address: p.formattedAddress, lat: String(p.lat), lng: String(p.lng), sure: percent(p.confidence) })}{' '}
+              <s-button variant="tertiary" onClick={() => props.onPick(p)} accessibilityLabel={t('fix.search.useLabel', { address: p.formattedAddress })}>
+                {t('fix.search.use')}
               </s-button>
             </s-list-item>
           ))}
@@ -90,16 +90,17 @@ function AddressSearch(props: { delivery: DeliveryDetail; address1: string; city
 }
 
 // The fields our own request validation can refuse (web/dispatch/order.ts FIXABLE_TEXT).
-const TEXT_FIELDS: Array<[string, string, (d: DeliveryDetail) => string | null | undefined]> = [
-  ['name', 'Recipient name', (d) => d.dropoff?.name],
-  ['address1', 'Street address', (d) => d.dropoff?.address1],
-  ['address2', 'Address line 2', (d) => d.dropoff?.address2],
-  ['city', 'City', (d) => d.dropoff?.city],
-  ['email', 'E-mail', () => null],
+const TEXT_FIELDS: Array<[string, (d: DeliveryDetail) => string | null | undefined]> = [
+  ['name', (d) => d.dropoff?.name],
+  ['address1', (d) => d.dropoff?.address1],
+  ['address2', (d) => d.dropoff?.address2],
+  ['city', (d) => d.dropoff?.city],
+  ['email', () => null],
 ];
 const OPTIONAL_TEXT = new Set(['address2', 'email']);
 
-export function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: DeliveryDetail) => void }) {
+/** `primary`: this form is what fixes the delivery's problem, so its Save is the page's primary button. */
+export function FixForm(props: { delivery: DeliveryDetail; primary: boolean; onFixed: (d: DeliveryDetail) => void }) {
   const d = props.delivery;
   const [phone, setPhone] = useState('');
   const [lat, setLat] = useState('');
@@ -109,7 +110,9 @@ export function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: Delivery
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const phoneProblem = d.attention?.code === 'invalid_phone' || d.attention?.code === 'missing_phone';
-  const mapProblem = d.attention?.code === 'missing_coordinates' || d.attention?.code === 'geocode_no_result' || d.attention?.code === 'geocode_low_confidence';
+  const mapProblem = ['missing_coordinates', 'geocode_no_result', 'geocode_low_confidence'].includes(d.attention?.code ?? '') || !!errors.latitude || !!errors.longitude;
+  // A refused name, address or e-mail, or a correction already typed or refused there: the text fields stay open.
+  const textProblem = d.attention?.code === 'invalid_field' || TEXT_FIELDS.some(([k]) => !!errors[k]);
 
   async function save() {
     const body: Record<string, unknown> = {};
@@ -129,7 +132,7 @@ export function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: Delivery
       setLng('');
       setText({});
       props.onFixed(res.delivery);
-      toast(res.message);
+      toast(t('action.done.fix'));
     } catch (e) {
       if (e instanceof ApiError && Object.keys(e.errors).length) {
         setErrors(e.errors);
@@ -137,54 +140,74 @@ export function FixForm(props: { delivery: DeliveryDetail; onFixed: (d: Delivery
       } else {
         setError((e as Error).message);
       }
-      toast('Not saved: check the highlighted fields', true);
+      toast(t('fix.notSaved'), true);
     } finally {
       setSaving(false);
     }
   }
 
+  // What the reason is about shows open; the other corrections are one click away.
+  const mapFields = (
+    <>
+      <s-stack direction="inline" gap="base">
+        <s-text-field label={t('fix.latitude')} value={lat} error={fieldError(errors, 'latitude')} placeholder="-26.1076" details={mapProblem ? t('fix.latitude.details') : undefined} onInput={(e) => setLat(e.currentTarget.value)} />
+        <s-text-field label={t('fix.longitude')} value={lng} error={fieldError(errors, 'longitude')} placeholder="28.0567" onInput={(e) => setLng(e.currentTarget.value)} />
+      </s-stack>
+      {d.geocoder && (
+        <AddressSearch
+          delivery={d}
+          address1={(text.address1 ?? '').trim()}
+          city={(text.city ?? '').trim()}
+          onPick={(p) => {
+            setLat(String(p.lat));
+            setLng(String(p.lng));
+          }}
+        />
+      )}
+    </>
+  );
+  const textFields = (
+    <>
+      {TEXT_FIELDS.map(([k, current]) => (
+        <s-text-field
+          key={k}
+          label={t(`fix.field.${k}`)}
+          value={text[k] ?? ''}
+          error={fieldError(errors, k)}
+          placeholder={current(d) ?? ''}
+          details={OPTIONAL_TEXT.has(k) ? t('fix.keepOrRemove') : t('fix.keep')}
+          onInput={(e) => setText({ ...text, [k]: e.currentTarget.value })}
+        />
+      ))}
+    </>
+  );
   return (
-    <s-section heading="Fix and retry">
+    <s-section heading={t('fix.heading')}>
       <s-stack gap="base">
-        <s-paragraph>Correct the customer’s phone number, the address’s map location, or a name, address or e-mail the courier request cannot take. The order is then sent again with the correction; the Shopify order itself is not changed.</s-paragraph>
+        <s-paragraph>{t('fix.intro')}</s-paragraph>
         {error && <s-banner tone="critical">{error}</s-banner>}
         <s-text-field
-          label="Phone number"
+          label={t('fix.phone')}
           value={phone}
           error={fieldError(errors, 'phone')}
-          placeholder={d.dropoff?.phone ?? 'e.g. 082 555 1234'}
-          details={phoneProblem ? `The courier needs a valid ${d.dropoff?.countryCode ?? ''} mobile number.` : 'Leave empty to keep the order’s phone number.'}
+          placeholder={d.dropoff?.phone ?? t('fix.phone.placeholder')}
+          details={phoneProblem ? t('fix.phone.needed', { country: d.dropoff?.countryCode ?? '' }) : t('fix.keep')}
           onInput={(e) => setPhone(e.currentTarget.value)}
         />
-        <s-stack direction="inline" gap="base">
-          <s-text-field label="Latitude" value={lat} error={fieldError(errors, 'latitude')} placeholder="-26.1076" details={mapProblem ? 'Decimal degrees of the delivery address.' : undefined} onInput={(e) => setLat(e.currentTarget.value)} />
-          <s-text-field label="Longitude" value={lng} error={fieldError(errors, 'longitude')} placeholder="28.0567" onInput={(e) => setLng(e.currentTarget.value)} />
-        </s-stack>
-        {d.geocoder && (
-          <AddressSearch
-            delivery={d}
-            address1={(text.address1 ?? '').trim()}
-            city={(text.city ?? '').trim()}
-            onPick={(p) => {
-              setLat(String(p.lat));
-              setLng(String(p.lng));
-            }}
-          />
+        {mapProblem ? mapFields : null}
+        {textProblem ? textFields : null}
+        {(!mapProblem || !textProblem) && (
+          <details class="fold">
+            <summary>{t('fix.more')}</summary>
+            <s-stack gap="base">
+              {!mapProblem && mapFields}
+              {!textProblem && textFields}
+            </s-stack>
+          </details>
         )}
-        {TEXT_FIELDS.map(([k, label, current]) => (
-          <s-text-field
-            key={k}
-            label={label}
-            value={text[k] ?? ''}
-            error={fieldError(errors, k)}
-            placeholder={current(d) ?? ''}
-            details={OPTIONAL_TEXT.has(k) ? 'Leave empty to keep it; to remove it, type a space.' : 'Leave empty to keep the order’s value.'}
-            onInput={(e) => setText({ ...text, [k]: e.currentTarget.value })}
-          />
-        ))}
         <s-stack direction="inline">
-          <s-button variant="primary" loading={saving} onClick={save}>
-            Save and retry
+          <s-button variant={props.primary ? 'primary' : 'secondary'} loading={saving} onClick={save}>
+            {t('fix.save')}
           </s-button>
         </s-stack>
       </s-stack>

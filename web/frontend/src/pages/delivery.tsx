@@ -1,30 +1,48 @@
-// One delivery: status, what needs fixing, the merchant's actions, the
-// courier booking, the timeline and the exact request/response exchanged.
+// One delivery: what needs the merchant and the action that fixes it first,
+// then status and actions, the courier booking, the drop-off, the timeline
+// (each step once, in words) and, folded, the exact request and response.
 import { useEffect, useState } from 'preact/hooks';
 import { post, toast } from '../api.ts';
-import { ErrorBanner, Field, Loading, StatusBadge } from '../components/common.tsx';
-import { humanize, money, prettyJson, when } from '../format.ts';
-import { linkTo } from '../router.ts';
+import { ErrorBanner, Field, Loading, RawJson, StatusBadge } from '../components/common.tsx';
+import { SkeletonPage } from '../components/skeleton.tsx';
+import { money, when } from '../format.ts';
+import { t } from '../i18n.ts';
+import { attentionText } from '../reasons.ts';
+import { linkTo, navigate } from '../router.ts';
 import { useResource } from '../state.ts';
+import { courierWords, timelineSteps } from '../timeline.ts';
 import type { Action, ActionResult, DeliveryDetail } from '../types.ts';
 import { CandidateCard, FixForm } from './delivery-fix.tsx';
 import { ScheduledAt } from '../components/scheduled.tsx';
 
-const ACTION_LABELS: Record<Exclude<Action, 'fix'>, string> = {
-  dispatch: 'Dispatch now',
-  retry: 'Retry',
-  redispatch: 'Re-dispatch',
-  check: 'Check status now',
-  resolve: 'Mark resolved',
-};
+type Simple = Exclude<Action, 'fix'>;
 
-const ACTION_HELP: Record<Exclude<Action, 'fix'>, string> = {
-  dispatch: 'Sends this order to the courier now, whatever the dispatch rules say.',
-  retry: 'Sends the order again. If the courier already holds it, nothing is booked twice.',
-  redispatch: 'Books a new courier delivery, for example after the courier failed or cancelled.',
-  check: 'Asks the courier for this delivery’s status now, without waiting for its next webhook.',
-  resolve: 'Clears the flag: you cancelled the extra courier orders, or gave the courier the new address.',
-};
+/** Reasons the Fix form (or the geocoder's candidate) resolves: fixing is the primary action, not Retry. */
+const FIXED_BY_CORRECTION = new Set(['invalid_phone', 'missing_phone', 'missing_coordinates', 'geocode_no_result', 'geocode_low_confidence', 'invalid_field']);
+
+function Timeline(props: { d: DeliveryDetail }) {
+  const steps = timelineSteps(props.d.timeline).reverse();
+  if (!steps.length) return <s-paragraph>{t('timeline.empty')}</s-paragraph>;
+  return (
+    <ol class="timeline" reversed>
+      {steps.map((s) => (
+        <li key={s.id} data-tone={s.tone ?? undefined}>
+          <s-stack direction="inline" gap="small-200" alignItems="center">
+            <s-text type="strong">{t(s.key, s.values)}</s-text>
+            {s.inShopify && <s-badge tone="info">{t('timeline.inShopify')}</s-badge>}
+            {!s.applied && <s-badge tone="neutral">{t('timeline.notApplied')}</s-badge>}
+            <s-text color="subdued">{when(s.at)}</s-text>
+          </s-stack>
+          {s.detail && (
+            <div>
+              <s-text color="subdued">{s.detail}</s-text>
+            </div>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
 
 export function DeliveryPage(props: { id: string }) {
   const r = useResource<{ delivery: DeliveryDetail }>(`/api/deliveries/${props.id}`);
@@ -52,13 +70,13 @@ export function DeliveryPage(props: { id: string }) {
     };
   }, [pending]);
 
-  async function act(action: Exclude<Action, 'fix'>) {
+  async function act(action: Simple) {
     setBusy(action);
     setActionError(null);
     try {
       const res = await post<ActionResult>(`/api/deliveries/${props.id}/${action}`);
       r.set({ delivery: res.delivery });
-      toast(res.message);
+      toast(action === 'check' ? res.message : t(`action.done.${action}`));
     } catch (e) {
       setActionError((e as Error).message);
       toast((e as Error).message, true);
@@ -71,7 +89,8 @@ export function DeliveryPage(props: { id: string }) {
     setBusy('quote');
     try {
       const q = await post<{ price: string; currency: string | null; environment: string; aboveMax: boolean; maxDeliveryPrice: string | null }>(`/api/deliveries/${props.id}/quote`);
-      setQuote(`${money(q.price, q.currency)} from the ${q.environment} courier${q.aboveMax ? ` — above your maximum of ${q.maxDeliveryPrice}` : ''}`);
+      const price = money(q.price, q.currency);
+      setQuote(t('delivery.quote.result', { env: q.environment, price: q.aboveMax ? t('quote.aboveMax', { price, max: money(q.maxDeliveryPrice, q.currency) }) : price }));
     } catch (e) {
       setQuote(null);
       toast((e as Error).message, true);
@@ -82,63 +101,91 @@ export function DeliveryPage(props: { id: string }) {
   }
 
   if (!d) {
-    return (
-      <s-page heading="Delivery">
-        <s-link slot="breadcrumb-actions" href="/deliveries" onClick={linkTo('/deliveries')}>
-          Deliveries
-        </s-link>
-        <ErrorBanner error={r.error} heading="Could not load this delivery" />
-        {!r.error && <Loading label="Loading the delivery…" />}
-      </s-page>
-    );
+    if (r.failure?.status === 404) {
+      return (
+        <s-page heading={t('delivery.notFound.heading')}>
+          <s-link slot="breadcrumb-actions" href="/deliveries" onClick={linkTo('/deliveries')}>
+            {t('nav.deliveries')}
+          </s-link>
+          <s-section>
+            <s-stack gap="base">
+              <s-paragraph>{t('delivery.notFound.body')}</s-paragraph>
+              <s-stack direction="inline">
+                <s-button variant="primary" onClick={() => navigate('/deliveries')}>
+                  {t('delivery.notFound.action')}
+                </s-button>
+              </s-stack>
+            </s-stack>
+          </s-section>
+        </s-page>
+      );
+    }
+    if (r.error) {
+      return (
+        <s-page heading={t('delivery.heading')}>
+          <ErrorBanner error={r.error} heading={t('delivery.error')}>
+            <s-button onClick={() => void r.reload()}>{t('common.tryAgain')}</s-button>
+          </ErrorBanner>
+        </s-page>
+      );
+    }
+    return <SkeletonPage heading={t('delivery.heading')} />;
   }
 
-  const simple = d.actions.filter((a): a is Exclude<Action, 'fix'> => a !== 'fix');
+  const simple = d.actions.filter((a): a is Simple => a !== 'fix');
+  const canFix = d.actions.includes('fix') && !d.redacted;
+  const fixFirst = canFix && !!d.attention?.code && FIXED_BY_CORRECTION.has(d.attention.code);
+  const attention = d.attention ? attentionText(d.attention) : null;
+  const orderName = d.orderName || t('common.orderId', { id: d.shopifyOrderId });
   return (
-    <s-page heading={`Delivery for ${d.orderName || `order ${d.shopifyOrderId}`}`}>
+    <s-page heading={t('delivery.title', { order: orderName })}>
       <s-link slot="breadcrumb-actions" href="/deliveries" onClick={linkTo('/deliveries')}>
-        Deliveries
+        {t('nav.deliveries')}
       </s-link>
       <s-button slot="secondary-actions" onClick={() => void r.reload()}>
-        Refresh
+        {t('common.refresh')}
       </s-button>
       {pending && (
-        <s-banner tone="info" heading="Sending to the courier">
-          <Loading label="The order is queued; this page updates when the courier answers." />
+        <s-banner tone="info" heading={t('delivery.pending.heading')}>
+          <Loading label={t('delivery.pending.body')} />
         </s-banner>
       )}
-      {d.attention && d.actions.length > 0 && (
-        <s-banner tone={d.status === 'FAILED' ? 'critical' : 'warning'} heading={d.attention.title}>
+      {attention && d.actions.length > 0 && (
+        <s-banner tone={d.status === 'FAILED' ? 'critical' : 'warning'} heading={attention.title}>
           <s-stack gap="small-200">
-            {d.attention.detail && <s-text>{d.attention.detail}</s-text>}
-            {d.attention.hint && <s-text color="subdued">{d.attention.hint}</s-text>}
+            {d.attention!.detail && <s-text>{d.attention!.detail}</s-text>}
+            {attention.hint && <s-text color="subdued">{attention.hint}</s-text>}
           </s-stack>
         </s-banner>
       )}
-      {d.attention && d.actions.length === 0 && d.status !== 'PENDING' && (
-        <s-banner tone={d.status === 'CANCEL_REQUESTED_IN_SHOPIFY' ? 'critical' : 'info'} heading={d.attention.title}>
-          {d.attention.detail}
+      {attention && d.actions.length === 0 && d.status !== 'PENDING' && (
+        <s-banner tone={d.status === 'CANCEL_REQUESTED_IN_SHOPIFY' ? 'critical' : 'info'} heading={attention.title}>
+          {d.attention!.detail}
         </s-banner>
       )}
-      <ErrorBanner error={actionError} heading="The action did not go through" />
+      <ErrorBanner error={actionError} heading={t('delivery.actionFailed')} />
 
-      <s-section heading="Status">
+      {/* The fix comes first when it is what the reason asks for. */}
+      {d.geocodeCandidate && canFix && <CandidateCard delivery={d} onFixed={(v) => r.set({ delivery: v })} />}
+      {fixFirst && <FixForm delivery={d} primary={!d.geocodeCandidate} onFixed={(v) => r.set({ delivery: v })} />}
+
+      <s-section heading={t('delivery.status')}>
         <s-stack gap="base">
           <s-stack direction="inline" gap="small-200" alignItems="center">
             <StatusBadge status={d.status} label={d.statusLabel} />
-            {d.courierStatus && <s-badge tone="info">Courier: {humanize(d.courierStatus)}</s-badge>}
-            {d.environment && <s-badge>{d.environment === 'live' ? 'Live' : 'Test'}</s-badge>}
+            {d.courierStatus && <s-badge tone="info">{t('delivery.courierSays', { words: t(courierWords(d.courierStatus).key, courierWords(d.courierStatus).values) })}</s-badge>}
+            {d.environment && <s-badge>{t(`env.name.${d.environment === 'live' ? 'live' : 'test'}`)}</s-badge>}
             <ScheduledAt at={d.scheduledFor} />
           </s-stack>
-          {(simple.length > 0 || d.actions.includes('fix')) && (
+          {(simple.length > 0 || canFix) && (
             <s-stack direction="inline" gap="base">
               {simple.map((a) => (
-                <s-button key={a} variant={a === simple[0] ? 'primary' : 'secondary'} loading={busy === a} disabled={busy !== null && busy !== a} onClick={() => act(a)}>
-                  {ACTION_LABELS[a]}
+                <s-button key={a} variant={!fixFirst && a === simple[0] ? 'primary' : 'secondary'} loading={busy === a} disabled={busy !== null && busy !== a} onClick={() => act(a)}>
+                  {t(`action.${a}`)}
                 </s-button>
               ))}
               <s-button loading={busy === 'quote'} disabled={busy !== null && busy !== 'quote'} onClick={getQuote}>
-                Get a quote
+                {t('action.quote')}
               </s-button>
             </s-stack>
           )}
@@ -146,53 +193,52 @@ export function DeliveryPage(props: { id: string }) {
             <s-unordered-list>
               {simple.map((a) => (
                 <s-list-item key={a}>
-                  <s-text type="strong">{ACTION_LABELS[a]}:</s-text> {ACTION_HELP[a]}
+                  <s-text type="strong">{t(`action.${a}`)}:</s-text> {t(`action.${a}.help`)}
                 </s-list-item>
               ))}
             </s-unordered-list>
           )}
-          {quote && <s-text>Quote: {quote}</s-text>}
+          {quote && <s-text>{quote}</s-text>}
         </s-stack>
       </s-section>
 
-      {d.geocodeCandidate && d.actions.includes('fix') && <CandidateCard delivery={d} onFixed={(v) => r.set({ delivery: v })} />}
-      {d.actions.includes('fix') && !d.redacted && <FixForm delivery={d} onFixed={(v) => r.set({ delivery: v })} />}
+      {canFix && !fixFirst && <FixForm delivery={d} primary={false} onFixed={(v) => r.set({ delivery: v })} />}
 
-      <s-section heading="Courier booking">
+      <s-section heading={t('delivery.booking')}>
         <s-grid gridTemplateColumns="repeat(auto-fit, minmax(180px, 1fr))" gap="base">
-          <Field label="Price">{money(d.price, d.currency)}</Field>
-          <Field label="Job id">{d.dispatchJobId ?? '—'}</Field>
-          <Field label="Courier order id">{d.courierOrderId ?? '—'}</Field>
-          <Field label="Courier delivery id">{d.courierDeliveryId ?? '—'}</Field>
-          <Field label="Tracking">
+          <Field label={t('delivery.price')}>{money(d.price, d.currency)}</Field>
+          <Field label={t('delivery.jobId')}>{d.dispatchJobId ?? '—'}</Field>
+          <Field label={t('delivery.courierOrderId')}>{d.courierOrderId ?? '—'}</Field>
+          <Field label={t('delivery.courierDeliveryId')}>{d.courierDeliveryId ?? '—'}</Field>
+          <Field label={t('delivery.tracking')}>
             {d.trackingUrl ? (
               <s-link href={d.trackingUrl} target="_blank">
-                Track delivery
+                {t('delivery.track')}
               </s-link>
             ) : (
               '—'
             )}
           </Field>
-          <Field label="Booked">{when(d.dispatchedAt)}</Field>
-          <Field label="Attempts">{`${d.tries} (booking ${d.generation})`}</Field>
-          <Field label="Shopify order id">{d.shopifyOrderId}</Field>
+          <Field label={t('delivery.booked')}>{when(d.dispatchedAt)}</Field>
+          <Field label={t('delivery.attempts')}>{t('delivery.attempts.value', { tries: d.tries, booking: d.generation })}</Field>
+          <Field label={t('delivery.shopifyOrderId')}>{d.shopifyOrderId}</Field>
         </s-grid>
         {d.lastError && (
           <s-box paddingBlockStart="base">
-            <s-text tone="critical">Last error: {d.lastError}</s-text>
+            <s-text tone="critical">{t('delivery.lastError', { error: d.lastError })}</s-text>
           </s-box>
         )}
       </s-section>
 
       {d.dropoff && (
-        <s-section heading="Drop-off">
+        <s-section heading={t('delivery.dropoff')}>
           <s-grid gridTemplateColumns="repeat(auto-fit, minmax(180px, 1fr))" gap="base">
-            <Field label="Recipient">{d.dropoff.name ?? '—'}</Field>
-            <Field label="Address">{[d.dropoff.address1, d.dropoff.address2, d.dropoff.city, d.dropoff.zip, d.dropoff.countryCode].filter(Boolean).join(', ') || '—'}</Field>
-            <Field label="Phone">{d.dropoff.phone ? `${d.dropoff.phone}${d.overrides?.phone ? ' (corrected)' : ''}` : '—'}</Field>
-            <Field label="Map location">
+            <Field label={t('delivery.recipient')}>{d.dropoff.name ?? '—'}</Field>
+            <Field label={t('delivery.address')}>{[d.dropoff.address1, d.dropoff.address2, d.dropoff.city, d.dropoff.zip, d.dropoff.countryCode].filter(Boolean).join(', ') || '—'}</Field>
+            <Field label={t('delivery.phone')}>{d.dropoff.phone ? (d.overrides?.phone ? t('delivery.corrected', { value: d.dropoff.phone }) : d.dropoff.phone) : '—'}</Field>
+            <Field label={t('delivery.mapLocation')}>
               {d.overrides?.latitude !== undefined
-                ? `${d.overrides.latitude}, ${d.overrides.longitude} (corrected)`
+                ? t('delivery.corrected', { value: `${d.overrides.latitude}, ${d.overrides.longitude}` })
                 : d.dropoff.latitude !== null && d.dropoff.longitude !== null
                   ? `${d.dropoff.latitude}, ${d.dropoff.longitude}`
                   : '—'}
@@ -201,45 +247,22 @@ export function DeliveryPage(props: { id: string }) {
         </s-section>
       )}
       {d.redacted && (
-        <s-section heading="Drop-off">
-          <s-paragraph>The customer’s personal data was erased at their request.</s-paragraph>
+        <s-section heading={t('delivery.dropoff')}>
+          <s-paragraph>{t('delivery.redacted')}</s-paragraph>
         </s-section>
       )}
 
-      <s-section heading="Timeline (newest first)">
-        {d.timeline.length === 0 ? (
-          <s-paragraph>No events yet.</s-paragraph>
-        ) : (
-          <s-unordered-list>
-            {[...d.timeline].reverse().map((e) => (
-              <s-list-item key={e.id}>
-                <s-stack gap="small-400">
-                  <s-stack direction="inline" gap="small-200" alignItems="center">
-                    <s-text type="strong">{humanize(e.kind)}</s-text>
-                    {e.status && <s-badge>{humanize(e.status)}</s-badge>}
-                    {!e.applied && <s-badge tone="neutral">Not applied</s-badge>}
-                    <s-text color="subdued">
-                      {when(e.occurredAt)} · {e.source}
-                    </s-text>
-                  </s-stack>
-                  {e.message && <s-text>{e.message}</s-text>}
-                </s-stack>
-              </s-list-item>
-            ))}
-          </s-unordered-list>
-        )}
+      <s-section heading={t('delivery.timeline')}>
+        <Timeline d={d} />
       </s-section>
 
-      <s-section heading="Courier request and response">
+      <s-section heading={t('delivery.exchange')}>
         <s-stack gap="base">
-          {d.requestId && <s-text color="subdued">Request id {d.requestId}</s-text>}
-          <s-heading>Request</s-heading>
-          {d.requestText ? <pre class="code">{prettyJson(d.requestText)}</pre> : <s-paragraph>Nothing was sent to the courier for this booking yet.</s-paragraph>}
-          <s-heading>Response</s-heading>
-          {d.responseText ? <pre class="code">{prettyJson(d.responseText)}</pre> : <s-paragraph>No answer stored.</s-paragraph>}
+          {d.requestId && <s-text color="subdued">{t('delivery.requestId', { id: d.requestId })}</s-text>}
+          <RawJson label={t('delivery.request')} text={d.requestText} empty={t('delivery.request.none')} />
+          <RawJson label={t('delivery.response')} text={d.responseText} empty={t('delivery.response.none')} />
         </s-stack>
       </s-section>
     </s-page>
   );
 }
-
