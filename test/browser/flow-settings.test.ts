@@ -1,6 +1,7 @@
 // Settings → Shopify Flow in real headless Chromium: the page lists the
 // triggers and actions the app offers, which ones the shop's workflows use (as
-// Flow's lifecycle callback said), links to Flow, and saves the test-deliveries setting.
+// Flow's lifecycle callback said), links to Flow, and saves the test-deliveries
+// setting through the section's save bar like every other settings section.
 import { expect, it } from 'vitest';
 import { sendFlowLifecycle } from '../../dev/shop-sim/flow.ts';
 import { FLOW_ACTION_INFO, FLOW_TRIGGER_INFO } from '../../web/flow/catalogue.ts';
@@ -17,14 +18,20 @@ it('lists the triggers and actions, marks the ones in use, links to Flow and sav
   const sim = await installShop(s, shop);
   expect((await sendFlowLifecycle({ appUrl: s.app.url, apiSecret: TEST_API_SECRET, shop: sim }, { trigger: 'delivery-needs-attention', enabled: true })).status).toBe(200);
   const { page, open } = await suite.admin(shop);
-  await open('/settings');
+  await open('/settings/flow');
   const section = page.locator('s-section').filter({ has: page.getByText('Send triggers for test deliveries too') });
   await section.waitFor();
   for (const t of [...FLOW_TRIGGER_INFO, ...FLOW_ACTION_INFO]) await section.getByText(t.name, { exact: true }).waitFor();
   await expect.poll(() => section.locator('s-badge', { hasText: 'Used by a workflow' }).count()).toBe(1);
   await expect.poll(() => section.locator('s-badge', { hasText: 'Not used' }).count()).toBe(FLOW_TRIGGER_INFO.length - 1);
   expect(await section.locator('s-link', { hasText: 'Shopify Flow' }).getAttribute('href')).toBe('shopify://admin/apps/flow');
+  const saveBar = page.getByRole('region', { name: 'Unsaved changes' });
+  expect(await saveBar.isVisible()).toBe(false);
   await section.getByLabel('Send triggers for test deliveries too').check();
-  await waitForToast(page, 'Flow triggers will be sent for test deliveries too');
+  await saveBar.waitFor();
+  expect(JSON.parse((await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } })).settings).flow?.sendTestDeliveries ?? false).toBe(false);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await waitForToast(page, 'Settings saved');
+  await saveBar.waitFor({ state: 'hidden' });
   expect(JSON.parse((await s.app.db.shop.findUniqueOrThrow({ where: { domain: shop } })).settings).flow).toEqual({ sendTestDeliveries: true });
 }, 90_000);

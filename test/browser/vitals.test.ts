@@ -3,7 +3,8 @@
 // axe-core in Debian's Chromium (test/support/vitals.ts), against the real app
 // with real data, App Bridge and Polaris from our stand-ins. Each page's
 // figures are printed (VITALS lines) for the closing note. To audit another
-// page (the customer tracking page, say), add an entry to PAGES.
+// page, add an entry to PAGES; the customer tracking page (English and German)
+// is audited the same way, without the admin stand-ins.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer-core';
 import { ensureFrontendBuilt } from '../support/admin-browser.ts';
@@ -11,6 +12,7 @@ import { adminClient } from '../support/admin-client.ts';
 import { installShop, placeOrder, SANDBOX_CLIENT, startScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
 import { adminStandIns, auditPage, embeddedUrl, startAuditBrowser, vitalsLine, vitalsProblems, type AuditBrowser, type PageVitals } from '../support/vitals.ts';
 import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
+import { ensureTrackingToken } from '../../web/tracking/store.ts';
 
 let s: Scenario;
 let audit: AuditBrowser;
@@ -18,8 +20,12 @@ const SET_UP = 'vitals-home.myshopify.com';
 const NEW = 'vitals-new.myshopify.com';
 /** Orders booked and one stuck, but set-up unfinished (live never switched on): checklist open, banner and dashboard too. */
 const BUSY = 'vitals-busy.myshopify.com';
+const TRACKED = 'vitals-tracked.myshopify.com';
 let attentionId = '';
 let bookedId = '';
+/** The customer's tracking pages (no admin, no stand-ins): an English and a German order. */
+let trackingEn = '';
+let trackingDe = '';
 
 const BAD_PHONE = { shipping_address: { phone: '0825' }, phone: null, customer: { phone: null } };
 
@@ -54,6 +60,12 @@ beforeAll(async () => {
   await setUpShop(SET_UP);
   await withOrders(BUSY);
   await installShop(s, NEW, { settings: { autoDispatch: false } });
+  const sim = await installShop(s, TRACKED);
+  for (const [locale, set] of [['en', (u: string) => { trackingEn = u; }], ['de', (u: string) => { trackingDe = u; }]] as const) {
+    const { orderId } = await placeOrder(s, sim, { customer_locale: locale });
+    const d = await waitForStatus(s.app, TRACKED, orderId, 'CREATED');
+    set(`/track/${await ensureTrackingToken(s.app.db, d.id)}`);
+  }
 }, 180_000);
 
 afterAll(async () => {
@@ -72,7 +84,12 @@ async function settled(page: Page) {
   });
 }
 
-const PAGES: Array<{ name: string; shop: string; path: () => string }> = [
+/** The tracking page is server-rendered: its heading is there at once. */
+async function trackingSettled(page: Page) {
+  await page.waitForSelector('h1', { timeout: 15_000 });
+}
+
+const PAGES: Array<{ name: string; shop: string; path: () => string; customer?: boolean }> = [
   { name: 'Home (set up)', shop: SET_UP, path: () => '/' },
   { name: 'Home (new shop)', shop: NEW, path: () => '/' },
   { name: 'Home (orders, set-up open)', shop: BUSY, path: () => '/' },
@@ -86,7 +103,10 @@ const PAGES: Array<{ name: string; shop: string; path: () => string }> = [
   { name: 'Settings › Delivery windows', shop: SET_UP, path: () => '/settings/windows' },
   { name: 'Settings › Checkout rate', shop: SET_UP, path: () => '/settings/rates' },
   { name: 'Settings › Data requests', shop: SET_UP, path: () => '/settings/privacy' },
+  { name: 'Settings › Shopify Flow', shop: SET_UP, path: () => '/settings/flow' },
   { name: 'Home (set up), German', shop: SET_UP, path: () => '/?locale=de' },
+  { name: 'Tracking page (customer)', shop: TRACKED, path: () => trackingEn, customer: true },
+  { name: 'Tracking page (customer), German', shop: TRACKED, path: () => trackingDe, customer: true },
 ];
 
 describe('Built for Shopify web vitals and accessibility', () => {
@@ -95,7 +115,9 @@ describe('Built for Shopify web vitals and accessibility', () => {
   it.each(PAGES.map((p) => [p.name, p] as const))('%s: LCP ≤ 2.5 s, CLS ≤ 0.1, no serious or critical axe violation', async (_name, p) => {
     const [path, query] = p.path().split('?');
     const locale = new URLSearchParams(query).get('locale') ?? undefined;
-    const v = await auditPage(audit, p.name, embeddedUrl(s.app.url, path!, p.shop, locale), { prepare: (page) => adminStandIns(page, p.shop, s.app.url), settled, lcpRuns: 3 });
+    const v = p.customer
+      ? await auditPage(audit, p.name, `${s.app.url}${path}`, { settled: trackingSettled, lcpRuns: 3 })
+      : await auditPage(audit, p.name, embeddedUrl(s.app.url, path!, p.shop, locale), { prepare: (page) => adminStandIns(page, p.shop, s.app.url), settled, lcpRuns: 3 });
     results.push(v);
     console.log(vitalsLine(v));
     for (const x of v.axeExcluded) console.log(`  excluded (stand-in): ${x.rule} at ${x.targets.join(', ')}`);

@@ -59,6 +59,7 @@ export interface Settings {
   tracking: { expiryDays: number; estimateMinutes: number };
   rates: RatesSettings;
   windows: WindowsSettings;
+  flow: { sendTestDeliveries: boolean };
 }
 
 /** Delivery windows (web/windows/settings.ts): a default and per Shopify location id. */

@@ -1,11 +1,19 @@
-// Shopify Flow on the settings page: the triggers and actions the app offers
-// in Flow, which ones this shop's workflows use, and whether test deliveries
-// send triggers too (docs/flow.md).
-import { useState } from 'preact/hooks';
-import { put, toast } from '../api.ts';
-import { useResource } from '../state.ts';
+// Settings › Shopify Flow: the triggers and actions the app offers in Flow,
+// which ones this shop's workflows use (Flow's lifecycle callback), and whether
+// test deliveries send triggers too (docs/flow.md). One form, the save bar's Save.
 import type { ComponentChildren } from 'preact';
+import { put } from '../api.ts';
+import { t } from '../i18n.ts';
+import { useResource } from '../state.ts';
+import { SectionForm, useSettingsForm, type SectionProps } from './settings-form.tsx';
 import type { FlowStatus, SettingsPayload } from '../types.ts';
+
+interface Form {
+  sendTestDeliveries: boolean;
+}
+
+const toForm = (p: SettingsPayload): Form => ({ sendTestDeliveries: p.settings.flow.sendTestDeliveries });
+const submit = (f: Form) => put<SettingsPayload>('/api/settings', { settings: { flow: { sendTestDeliveries: f.sendTestDeliveries } } });
 
 function Item(props: { name: string; description: string; children?: ComponentChildren }) {
   return (
@@ -17,54 +25,40 @@ function Item(props: { name: string; description: string; children?: ComponentCh
   );
 }
 
-export function FlowSettings() {
-  const s = useResource<FlowStatus>('/api/flow');
-  const [saving, setSaving] = useState(false);
-  if (!s.data) return null;
-  const flow = s.data;
-
-  async function setTestDeliveries(on: boolean) {
-    setSaving(true);
-    try {
-      await put<SettingsPayload>('/api/settings', { settings: { flow: { sendTestDeliveries: on } } });
-      await s.reload();
-      toast(on ? 'Flow triggers will be sent for test deliveries too' : 'Flow triggers are sent for real deliveries only');
-    } catch (e) {
-      toast(`Flow setting not saved: ${(e as Error).message}`, true);
-    } finally {
-      setSaving(false);
-    }
-  }
-
+export function FlowSettings(props: SectionProps) {
+  const status = useResource<FlowStatus>('/api/flow');
+  const f = useSettingsForm({ source: props.payload, toForm, submit, onSaved: props.onSaved, savedToast: t('settings.saved'), shown: ['flow'] });
+  const flow = status.data;
   return (
-    <s-section heading="Shopify Flow">
-      <s-stack gap="base">
-        <s-paragraph>
-          Automate around your deliveries in <s-link href={flow.flowUrl} target="_top">Shopify Flow</s-link>: start a workflow when a delivery is booked,
-          needs attention, fails or is delivered, and dispatch orders from your own rules.
-        </s-paragraph>
-        <s-heading>Triggers</s-heading>
-        <s-stack gap="small-200">
-          {flow.triggers.map((t) => (
-            <Item key={t.handle} name={t.name} description={t.description}>
-              {t.inUse ? <s-badge tone="success">Used by a workflow</s-badge> : <s-badge>Not used</s-badge>}
-              {t.sent > 0 && <s-text color="subdued">{t.sent} sent this week</s-text>}
-              {t.failed > 0 && <s-badge tone="critical">{`${t.failed} failed: ${t.lastFailure ?? ''}`}</s-badge>}
-            </Item>
-          ))}
+    <SectionForm id="flow" form={f}>
+      <s-section heading={t('settings.section.flow')}>
+        <s-stack gap="base">
+          <s-paragraph>
+            {t('flow.intro')} {flow && <s-link href={flow.flowUrl} target="_top">{t('flow.open')}</s-link>}
+          </s-paragraph>
+          <s-heading>{t('flow.triggers')}</s-heading>
+          <s-stack gap="small-200">
+            {flow?.triggers.map((x) => (
+              <Item key={x.handle} name={x.name} description={x.description}>
+                {x.inUse ? <s-badge tone="success">{t('flow.inUse')}</s-badge> : <s-badge>{t('flow.notUsed')}</s-badge>}
+                {x.sent > 0 && <s-text color="subdued">{t('flow.sentThisWeek', { count: x.sent })}</s-text>}
+                {x.failed > 0 && <s-badge tone="critical">{t('flow.failed', { count: x.failed, reason: x.lastFailure ?? '' })}</s-badge>}
+              </Item>
+            ))}
+          </s-stack>
+          <s-heading>{t('flow.actions')}</s-heading>
+          <s-stack gap="small-200">
+            {flow?.actions.map((a) => <Item key={a.handle} name={a.name} description={a.description} />)}
+          </s-stack>
+          <s-checkbox
+            label={t('flow.sendTestDeliveries')}
+            details={t('flow.sendTestDeliveries.details')}
+            checked={f.form.sendTestDeliveries}
+            error={f.err('flow.sendTestDeliveries')}
+            onChange={(e: Event) => f.set('sendTestDeliveries', (e.currentTarget as HTMLInputElement).checked)}
+          />
         </s-stack>
-        <s-heading>Actions</s-heading>
-        <s-stack gap="small-200">
-          {flow.actions.map((a) => <Item key={a.handle} name={a.name} description={a.description} />)}
-        </s-stack>
-        <s-checkbox
-          label="Send triggers for test deliveries too"
-          details="Off: only deliveries on the courier's live environment start workflows."
-          checked={flow.sendTestDeliveries}
-          disabled={saving}
-          onChange={(e: Event) => void setTestDeliveries((e.currentTarget as HTMLInputElement).checked)}
-        />
-      </s-stack>
-    </s-section>
+      </s-section>
+    </SectionForm>
   );
 }
