@@ -2,6 +2,7 @@
 // database is migrated (web/server.ts); until then a start-up app answers.
 import compression from 'compression';
 import express, { type Express } from 'express';
+import type { AppConfig } from './config/env.ts';
 import type { AppContext } from './context.ts';
 import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
@@ -12,6 +13,7 @@ import { requireShopParam } from './admin/auth.ts';
 import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
 import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
+import { securityHeaders } from './ops/security-headers.ts';
 import type { Shopify } from './shopify/app.ts';
 import { shopifyWebhookRoute, type TopicHandler, type TopicHandlers } from './shopify/webhooks.ts';
 import type { CachingSessionStorage } from './db/session-storage.ts';
@@ -50,6 +52,8 @@ export function buildApp(s: AppServices): Express {
   const app = express();
   app.disable('x-powered-by');
   const { ctx } = s;
+  // HSTS, nosniff, Referrer-Policy, … on every response, before any route can answer.
+  app.use(securityHeadersFor(ctx.config));
   // req.ip is what the rate limits key on: only configured proxies may set it (TRUST_PROXY).
   app.set('trust proxy', ctx.config.trustProxy);
   app.use(requestContext(ctx.log));
@@ -89,9 +93,10 @@ export const AUTH_CODE_FLOW_UNUSED =
   'This app is installed by Shopify (managed installation) and gets its tokens by token exchange: open it from the store admin. /api/auth is not used.';
 
 /** Answers while the database is being migrated: health probes only. */
-export function buildStartupApp(log: Logger, readiness: Readiness): Express {
+export function buildStartupApp(config: AppConfig, log: Logger, readiness: Readiness): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(securityHeadersFor(config));
   app.use(requestContext(log));
   app.use(healthRoutes(readiness));
   app.use((_req, res) => {
@@ -99,4 +104,8 @@ export function buildStartupApp(log: Logger, readiness: Readiness): Express {
     res.status(503).json({ error: 'starting: the database is not ready yet', reason: readiness.problem });
   });
   return app;
+}
+
+function securityHeadersFor(config: AppConfig) {
+  return securityHeaders({ production: config.isProduction, hstsIncludeSubDomains: config.hstsIncludeSubDomains });
 }

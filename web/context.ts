@@ -35,8 +35,6 @@ export class MissingCredentialsError extends Error {}
 /** Merchant-supplied base URLs go through an agent that refuses private addresses at connect time (production). */
 export interface CourierAddressGuard {
   policy: CourierUrlPolicy;
-  /** The operator's configured default URLs (COURIER_*_BASE_URL): trusted as they are. */
-  trustedBaseUrls: string[];
   lookupAll?: LookupAll;
 }
 
@@ -57,22 +55,25 @@ export class CourierClients {
     this.#guard = guard;
   }
 
-  #dispatcherFor(baseUrl: string): Dispatcher | undefined {
+  #dispatcher(): Dispatcher | undefined {
     const g = this.#guard;
-    if (!g || g.policy.allowPrivate || g.trustedBaseUrls.includes(baseUrl.replace(/\/+$/, ''))) return undefined;
+    // The operator's COURIER_*_BASE_URL too: the environment is held to the merchants' rules (web/config/env.ts).
+    if (!g || g.policy.allowPrivate) return undefined;
     return (this.#guarded ??= guardedAgent({ connectTimeoutMs: 5_000, ...(g.lookupAll ? { lookupAll: g.lookupAll } : {}) }));
   }
 
   for(shopDomain: string, access: CourierAccess): DeliveryClient {
     if (!access.baseUrl || !access.clientId || !access.clientSecret) {
       const missing = [!access.baseUrl && 'base URL', !access.clientId && 'client id', !access.clientSecret && 'client secret'].filter(Boolean);
-      throw new MissingCredentialsError(`Courier ${access.environment} credentials are incomplete: no ${missing.join(', ')}`);
+      // No base URL and no server default (production has none for test): nothing is sent anywhere.
+      const hint = access.baseUrl ? '' : `. Set the ${access.environment} base URL in the courier settings: this server has no default for it`;
+      throw new MissingCredentialsError(`Courier ${access.environment} credentials are incomplete: no ${missing.join(', ')}${hint}`);
     }
     const fingerprint = createHash('sha256').update(`${access.baseUrl}\n${access.clientId}\n${access.clientSecret}`).digest('hex').slice(0, 16);
     const key = `${shopDomain}:${access.environment}:${fingerprint}`;
     let client = this.#clients.get(key);
     if (!client) {
-      const dispatcher = this.#dispatcherFor(access.baseUrl);
+      const dispatcher = this.#dispatcher();
       client = new DeliveryClient({
         ...(dispatcher ? { dispatcher } : {}),
         baseUrl: access.baseUrl,

@@ -85,7 +85,6 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     admin,
     courier: new CourierClients(log.child({ component: 'courier' }), opts.courier, {
       policy: courierUrlPolicy(config.nodeEnv),
-      trustedBaseUrls: [config.courierBaseUrls.test, config.courierBaseUrls.live].filter((u): u is string => !!u),
     }),
     now: () => clock.now(),
   };

@@ -28,7 +28,7 @@ export interface RunningServer {
 
 export interface StartOptions {
   log?: Logger;
-  /** Default 127.0.0.1 in tests; 0.0.0.0 (all interfaces) otherwise. */
+  /** Default config.host: HOST, else 127.0.0.1 outside production and all interfaces in production. */
   host?: string;
   migrationRetryMs?: { initial: number; max: number };
   runtime?: Partial<RuntimeOptions>;
@@ -44,16 +44,16 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
   }
 
   const readiness: Readiness = { db: null, migrated: false, problem: null };
-  let handler: Express = buildStartupApp(log, readiness);
+  let handler: Express = buildStartupApp(config, log, readiness);
   const server: Server = createServer((req, res) => handler(req, res));
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, opts.host, () => resolve());
+    server.listen(config.port, opts.host ?? config.host ?? undefined, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
-  log.info({ port, appUrl: config.shopify.appUrl, database: redactDatabaseUrl(config.databaseUrl) }, 'listening');
+  log.info({ port, host: opts.host ?? config.host ?? 'all interfaces', appUrl: config.shopify.appUrl, database: redactDatabaseUrl(config.databaseUrl) }, 'listening');
 
   let closing = false;
   let database: Database | null = null;

@@ -31,7 +31,8 @@ afterAll(async () => {
 describe('in production', () => {
   let s: Scenario;
   beforeAll(async () => {
-    s = await startScenario({ env: { NODE_ENV: 'production' } });
+    // No COURIER_TEST_BASE_URL: production refuses the local sandbox's http://127.0.0.1 URL at start-up.
+    s = await startScenario({ env: { NODE_ENV: 'production', COURIER_TEST_BASE_URL: '' } });
   });
   afterAll(async () => {
     await s?.close();
@@ -44,6 +45,9 @@ describe('in production', () => {
     ['https://169.254.169.254', /metadata/],
     ['https://[::1]', /loopback/],
     ['https://localhost:8443', /loopback/],
+    ['https://[::127.0.0.1]', /loopback/], // IPv4-compatible IPv6 (::/96): judged as 127.0.0.1
+    ['https://[::169.254.169.254]', /metadata/],
+    ['https://[fec0::1]', /site-local/],
     ['https://user:pw@api.courier.example', /user name or password/],
   ])('refuses to save %s, naming the field', async (baseUrl, problem) => {
     const shop = 'ssrf-save.myshopify.com';
@@ -54,6 +58,30 @@ describe('in production', () => {
     const env = await s.app.db.courierEnvironment.findFirst({ where: { shop: { domain: shop }, environment: 'test' } });
     expect(env?.baseUrl ?? null).toBeNull();
     expect(env?.clientId ?? null).toBeNull(); // nothing saved half-way
+  });
+
+  it.each([
+    ['https://[::127.0.0.1]', /loopback/],
+    ['https://[fec0::1]', /site-local/],
+  ])('refuses %s as the shop geocoder URL too', async (url, problem) => {
+    const shop = 'ssrf-geocoder.myshopify.com';
+    await installSession(s, shop);
+    const r = await adminClient(s.app.url, shop).put('/api/settings', { geocoder: { provider: 'nominatim', url } });
+    expect(r.status).toBe(422);
+    expect(r.body.errors['geocoder.url']).toMatch(problem);
+  });
+
+  it('refuses to connect to an IPv4-compatible address that reaches this machine, at connection time', async () => {
+    const shop = 'ssrf-compat.myshopify.com';
+    await installSession(s, shop);
+    const api = adminClient(s.app.url, shop);
+    expect((await api.put('/api/settings', { environments: { test: { clientId: 'id', clientSecret: 'secret-0123456789' } } })).status).toBe(200);
+    await s.app.db.courierEnvironment.updateMany({ where: { shop: { domain: shop }, environment: 'test' }, data: { baseUrl: `https://[::127.0.0.1]:${new URL(localUrl).port}` } });
+    connections = 0;
+    const r = await api.post('/api/environments/test/test-connection');
+    expect(r.body.ok).toBe(false);
+    expect(r.body.message).toMatch(/Refused to connect.*loopback/);
+    expect(connections).toBe(0);
   });
 
   it('the operator CLI applies the same policy before writing anything', async () => {

@@ -46,8 +46,10 @@ describe('shopify.web.toml', () => {
     child.stderr.on('data', (d) => (out += d));
     try {
       const line = await waitFor(async () => out.split('\n').find((l) => l.includes('"msg":"listening"')), 'listening', 60_000);
-      const listening = JSON.parse(line) as { port: number; appUrl: string };
+      const listening = JSON.parse(line) as { port: number; host: string; appUrl: string };
       expect(listening.appUrl, out).toBe('https://tunnel-1234.trycloudflare.com');
+      // HOST is the CLI's tunnel URL, not a listening address: development stays on loopback.
+      expect(listening.host, out).toBe('127.0.0.1');
       await waitFor(async () => (await fetch(`http://127.0.0.1:${listening.port}/readyz`)).status === 200, 'ready', 60_000);
     } finally {
       child.kill('SIGTERM');

@@ -1,22 +1,10 @@
 // The real entry point as a child process: configuration errors, embedded
 // defaults, an unreachable database, and graceful shutdown.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
+import { describe, expect, it } from 'vitest';
+import { childProcessScope } from '../support/child-scope.ts';
+import { spawnApp, waitFor } from '../support/process.ts';
 
-const running: AppProcess[] = [];
-const dirs: string[] = [];
-afterEach(() => {
-  for (const p of running.splice(0)) p.child.kill('SIGKILL');
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'sdd-start-'));
-  dirs.push(d);
-  return d;
-};
+const { running, tempDir } = childProcessScope('sdd-start-');
 
 describe('start-up', () => {
   it('exits non-zero with one line naming SHOPIFY_API_SECRET when it is unset in production', async () => {

@@ -34,12 +34,29 @@ describe('forbiddenRange', () => {
     ['::ffff:a9fe:a9fe', 'linkLocal'], // 169.254.169.254, mapped
     ['::', 'unspecified'],
     ['224.0.0.1', 'multicast'],
+    // IPv4-compatible (::/96, deprecated) is judged as the IPv4 address it embeds.
+    ['::7f00:1', 'loopback'], // ::127.0.0.1
+    ['[::7f00:1]', 'loopback'],
+    ['::a9fe:a9fe', 'linkLocal'], // ::169.254.169.254
+    ['::a00:1', 'private'], // ::10.0.0.1
+    ['::2', 'unspecified'], // ::0.0.0.2
+    ['fec0::1', 'deprecatedSiteLocal'],
+    ['feff::1', 'deprecatedSiteLocal'],
+    ['100::1', 'discard'],
+    ['2001:db8::1', 'reserved'], // documentation
+    ['3fff::1', 'reserved'], // documentation
+    ['2001::1', 'teredo'],
+    ['2002:7f00:1::', '6to4'],
+    ['64:ff9b::7f00:1', 'rfc6052'],
+    ['5f00::1', 'segmentRouting'],
+    ['::1:0:1', 'reserved'], // outside 2000::/3, the only global unicast allocation
+    ['4000::1', 'reserved'],
     ['not-an-ip', 'invalid'],
   ])('%s is %s', (ip, range) => {
     expect(forbiddenRange(ip)).toBe(range);
   });
 
-  it.each(['8.8.8.8', '41.0.0.1', '2001:4860:4860::8888'])('%s is public', (ip) => {
+  it.each(['8.8.8.8', '41.0.0.1', '2001:4860:4860::8888', '::808:808', '2a00:1450:4001::1'])('%s is public', (ip) => {
     expect(forbiddenRange(ip)).toBeNull();
   });
 });
@@ -55,6 +72,11 @@ describe('checkCourierUrl', () => {
     ['https://169.254.169.254/latest', /link-local or cloud metadata/],
     ['https://[::1]:8443', /loopback/],
     ['https://[::ffff:7f00:1]', /loopback/],
+    ['https://[::127.0.0.1]', /loopback/], // IPv4-compatible
+    ['https://[::169.254.169.254]/latest', /link-local or cloud metadata/],
+    ['https://[fec0::1]', /site-local \(deprecated\)/],
+    ['https://localhost:8443', /loopback/],
+    ['https://api.localhost', /loopback/],
     ['https://user:pw@api.courier.example', /user name or password/],
     ['https://api.courier.example/?x=1', /query string/],
     ['https://inside.courier.example', /private address \(inside.courier.example is 10.1.2.3\)/], // any address of the name

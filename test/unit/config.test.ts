@@ -87,3 +87,58 @@ describe('the shop simulator switch', () => {
     );
   });
 });
+
+describe('secure by default (issue 32)', () => {
+  it.each([
+    ['SHOPIFY_API_SECRET', { SHOPIFY_API_SECRET: 'dev-api-secret-not-for-production' }, /^Configuration error: SHOPIFY_API_SECRET is the published development placeholder/],
+    ['SHOPIFY_API_KEY', { SHOPIFY_API_KEY: 'dev-api-key' }, /^Configuration error: SHOPIFY_API_KEY is the published development placeholder/],
+    ['SHOPIFY_APP_URL', { SHOPIFY_APP_URL: 'http://dispatch.example.com' }, /^Configuration error: SHOPIFY_APP_URL must use https when NODE_ENV=production$/],
+    ['PUBLIC_WEBHOOK_BASE_URL', { PUBLIC_WEBHOOK_BASE_URL: 'http://hooks.example.com' }, /^Configuration error: PUBLIC_WEBHOOK_BASE_URL must use https/],
+    ['COURIER_TEST_BASE_URL', { COURIER_TEST_BASE_URL: 'http://127.0.0.1:4010' }, /^Configuration error: COURIER_TEST_BASE_URL must use https/],
+    ['COURIER_TEST_BASE_URL', { COURIER_TEST_BASE_URL: 'https://127.0.0.1:4010' }, /^Configuration error: COURIER_TEST_BASE_URL must not point to a loopback address/],
+    ['COURIER_TEST_BASE_URL', { COURIER_TEST_BASE_URL: 'https://localhost:4010' }, /COURIER_TEST_BASE_URL must not point to a loopback address \(localhost\)/],
+    ['COURIER_LIVE_BASE_URL', { COURIER_LIVE_BASE_URL: 'https://10.0.0.5' }, /^Configuration error: COURIER_LIVE_BASE_URL must not point to a private address/],
+    ['COURIER_LIVE_BASE_URL', { COURIER_LIVE_BASE_URL: 'https://[::127.0.0.1]' }, /COURIER_LIVE_BASE_URL must not point to a loopback address/],
+    ['GEOCODER_URL', { GEOCODER_PROVIDER: 'nominatim', GEOCODER_URL: 'https://169.254.169.254' }, /^Configuration error: GEOCODER_URL must not point to a link-local or cloud metadata address/],
+    ['GEOCODER_URL', { GEOCODER_URL: 'http://geocoder.example.com' }, /^Configuration error: GEOCODER_URL must use https/],
+  ])('production refuses an unsafe %s, naming it in one line', (name, env, pattern) => {
+    const message = error({ ...prod, ...env });
+    expect(message).toMatch(pattern);
+    expect(message.split(' ')[2]).toBe(name);
+    expect(message).not.toContain('\n');
+  });
+
+  it('reports every unsafe variable at once', () => {
+    const lines = error({ ...prod, SHOPIFY_API_SECRET: 'dev-api-secret-not-for-production', SHOPIFY_APP_URL: 'http://x.example.com', COURIER_TEST_BASE_URL: 'https://[fd00::1]' }).split('\n');
+    expect(lines.map((l) => l.split(' ')[2])).toEqual(['SHOPIFY_API_SECRET', 'SHOPIFY_APP_URL', 'COURIER_TEST_BASE_URL']);
+  });
+
+  it('accepts public https courier and geocoder URLs in production', () => {
+    const c = loadConfig({ ...prod, COURIER_TEST_BASE_URL: 'https://sandbox.courier.example/', COURIER_LIVE_BASE_URL: 'https://api.courier.example', GEOCODER_PROVIDER: 'nominatim', GEOCODER_URL: 'https://geo.example.com' });
+    expect(c.courierBaseUrls).toEqual({ test: 'https://sandbox.courier.example', live: 'https://api.courier.example' });
+  });
+
+  it('has no test courier default in production; development keeps the local sandbox', () => {
+    expect(loadConfig(prod).courierBaseUrls).toEqual({ test: null, live: null });
+    expect(loadConfig({}).courierBaseUrls).toEqual({ test: 'http://127.0.0.1:4010', live: null });
+  });
+
+  it('lets development use local URLs', () => {
+    expect(loadConfig({ COURIER_TEST_BASE_URL: 'http://127.0.0.1:9999', SHOPIFY_APP_URL: 'http://localhost:3000' }).courierBaseUrls.test).toBe('http://127.0.0.1:9999');
+  });
+
+  it('listens on 127.0.0.1 outside production and on all interfaces in production, unless HOST says otherwise', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadConfig(prod).host).toBeNull();
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...prod, HOST: '10.1.2.3' }).host).toBe('10.1.2.3');
+    expect(error({ HOST: 'not a host' })).toMatch(/^Configuration error: HOST is invalid/);
+  });
+
+  it('makes includeSubDomains an operator choice', () => {
+    expect(loadConfig(prod).hstsIncludeSubDomains).toBe(false);
+    expect(loadConfig({ ...prod, HSTS_INCLUDE_SUBDOMAINS: 'true' }).hstsIncludeSubDomains).toBe(true);
+    expect(error({ HSTS_INCLUDE_SUBDOMAINS: 'maybe' })).toMatch(/^Configuration error: HSTS_INCLUDE_SUBDOMAINS is invalid: expected one of true, .*false/);
+  });
+});

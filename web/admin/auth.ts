@@ -7,6 +7,7 @@
 // expired one it exchanges the session token for a new offline token (token
 // exchange, web/shopify/app.ts). The shop it names is the only shop a request
 // can read or change (res.locals.shop).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Shopify } from '../shopify/app.ts';
@@ -58,7 +59,7 @@ export function requireSessionToken(shopify: Shopify): RequestHandler[] {
       next();
     },
     checkSessionToken(shopify),
-    shopify.validateAuthenticatedSession(),
+    validateSession(shopify),
     (_req: Request, res: Response, next: NextFunction) => {
       const shop: string | undefined = res.locals.shopify?.session?.shop;
       if (!shop) {
@@ -96,8 +97,10 @@ function checkSessionToken(shopify: Shopify): RequestHandler {
     try {
       const payload = await shopify.api.session.decodeSessionToken(token);
       const iss = shopOfClaim(payload.iss);
-      if (iss && iss === shopOfClaim(payload.dest)) return next();
-      problem = 'the session token iss and dest name different shops';
+      if (iss !== shopOfClaim(payload.dest)) problem = 'the session token iss and dest name different shops';
+      // Token exchange would throw on it (a 500 in the library): say what is wrong instead.
+      else if (!iss || !shopify.api.utils.sanitizeShop(iss)) problem = 'the session token dest is not a *.myshopify.com shop';
+      else return next();
     } catch (e) {
       // The library's message may quote the token: keep only its class and a short, token-free text.
       problem = `invalid session token (${String((e as Error)?.message ?? e).split(token).join('[token]').slice(0, 120)})`;
@@ -107,6 +110,81 @@ function checkSessionToken(shopify: Shopify): RequestHandler {
     // As the library does: App Bridge fetches a fresh token and repeats the request (an expired token, say).
     if (invalid) res.setHeader('X-Shopify-Retry-Invalid-Session-Request', '1');
     res.status(401).json({ error: invalid ? 'invalid session token' : problem });
+  };
+}
+
+/** How a failed token exchange is answered: never the library's plain-text 500. */
+export interface ExchangeFailure {
+  status: 401 | 502 | 503;
+  error: string;
+  /** App Bridge fetches a fresh session token and repeats the request. */
+  retryRequest?: boolean;
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The token's content (401), Shopify unreachable or overloaded (503, try again), or
+ * Shopify refusing the app itself (502: our configuration, not the merchant's request).
+ */
+export function exchangeFailure(e: unknown): ExchangeFailure {
+  // By class name: the library may hold its own copy of @shopify/shopify-api (CommonJS), so instanceof fails.
+  const kind = (e as object | null)?.constructor?.name ?? '';
+  if (kind === 'InvalidShopError') return { status: 401, error: 'the session token dest is not a *.myshopify.com shop' };
+  if (kind === 'InvalidJwtError') return { status: 401, error: 'invalid session token', retryRequest: true };
+  const response = (e as { response?: { code?: unknown; body?: unknown } } | null)?.response;
+  if (response && typeof response.code === 'number') {
+    const { code, body } = response;
+    const oauthError = typeof (body as { error?: unknown } | undefined)?.error === 'string' ? (body as { error: string }).error.slice(0, 64) : null;
+    if (code === 400 && oauthError === 'invalid_subject_token') return { status: 401, error: 'Shopify refused the session token (invalid_subject_token)', retryRequest: true };
+    if (code === 401) return { status: 401, error: 'Shopify refused the session token (HTTP 401)' };
+    if (code === 429 || code >= 500) return { status: 503, error: `Shopify could not exchange the session token (HTTP ${code}); try again shortly`, retryAfterSeconds: 5 };
+    return { status: 502, error: `Shopify refused the token exchange (HTTP ${code}${oauthError ? ` ${oauthError}` : ''})` };
+  }
+  // No usable answer (connection refused, DNS, timeout, retries used up, not JSON): the network, not the request.
+  return { status: 503, error: 'Shopify could not be reached to exchange the session token; try again shortly', retryAfterSeconds: 5 };
+}
+
+// The library answers every token-exchange failure itself (plain text, a 500 for most):
+// the failure is recorded per request here and the library's answer replaced by ours.
+const exchangeAttempts = new AsyncLocalStorage<{ error?: unknown }>();
+const recording = new WeakSet<object>();
+
+function validateSession(shopify: Shopify): RequestHandler {
+  const auth = shopify.api.auth;
+  if (!recording.has(auth)) {
+    recording.add(auth);
+    const exchange = auth.tokenExchange;
+    auth.tokenExchange = async (params) => {
+      try {
+        return await exchange(params);
+      } catch (e) {
+        const attempt = exchangeAttempts.getStore();
+        if (attempt) attempt.error = e;
+        throw e;
+      }
+    };
+  }
+  const validate = shopify.validateAuthenticatedSession();
+  return (req, res, next) => {
+    const attempt: { error?: unknown } = {};
+    const send = res.send;
+    res.send = function (this: Response, body?: unknown) {
+      res.send = send;
+      if (attempt.error === undefined || res.statusCode < 400) return send.call(this, body);
+      const f = exchangeFailure(attempt.error);
+      const message = String((attempt.error as Error)?.message ?? attempt.error).split((req.get('authorization') ?? '').replace(/^Bearer /, '') || '\0').join('[token]');
+      res.locals.log?.warn({ status: f.status, err: message.slice(0, 200) }, 'token exchange failed');
+      if (f.retryRequest) res.setHeader('X-Shopify-Retry-Invalid-Session-Request', '1');
+      else res.removeHeader('X-Shopify-Retry-Invalid-Session-Request');
+      if (f.retryAfterSeconds) res.setHeader('Retry-After', String(f.retryAfterSeconds));
+      return res.status(f.status).json({ error: f.error });
+    } as Response['send'];
+    void exchangeAttempts.run(attempt, () =>
+      validate(req, res, (err?: unknown) => {
+        res.send = send;
+        next(err);
+      }),
+    );
   };
 }
 

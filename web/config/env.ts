@@ -5,14 +5,21 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '../db/url.ts';
 import { geocoderConfig, type GeocoderConfig } from '../geocoding/config.ts';
+import { courierUrlPolicy, courierUrlProblem } from '../delivery/address-policy.ts';
 
 // Only what the operations need (test/unit/shopify-contract.test.ts checks against Shopify's
 // published requirements); a write scope grants its read scope.
 export const DEFAULT_SCOPES = 'write_orders,write_merchant_managed_fulfillment_orders,write_fulfillments,read_locations,write_shipping';
 
-// Placeholders that let a fresh clone start in development with no Shopify app.
-const DEV_API_KEY = 'dev-api-key';
-const DEV_API_SECRET = 'dev-api-secret-not-for-production';
+// Placeholders that let a fresh clone start in development with no Shopify app (refused in production).
+export const DEV_API_KEY = 'dev-api-key';
+export const DEV_API_SECRET = 'dev-api-secret-not-for-production';
+
+/** The local sandbox courier (`npm run sandbox`): the test environment's default outside production only. */
+export const DEV_COURIER_TEST_BASE_URL = 'http://127.0.0.1:4010';
+
+/** Where development listens unless HOST says otherwise: never reachable from the network by default. */
+export const DEV_HOST = '127.0.0.1';
 
 const key32 = z.string().refine((v) => decodeKey(v) !== null, {
   message: 'expected 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)',
@@ -47,6 +54,10 @@ const schema = z
       .default(DEFAULT_SCOPES),
     SHOPIFY_APP_URL: z.url({ protocol: /^https?$/, error: 'expected the public http(s) URL of the app' }).optional(),
     PORT: z.coerce.number({ error: 'expected a TCP port number' }).int().min(0).max(65535).default(3000),
+    // The address to listen on: development 127.0.0.1, production all interfaces (the container needs that).
+    HOST: z.string().regex(/^[\w.:-]+$/, 'expected an IP address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0').optional(),
+    // Production sends Strict-Transport-Security (1 year); this adds includeSubDomains (every subdomain must then serve https).
+    HSTS_INCLUDE_SUBDOMAINS: z.stringbool({ error: 'expected true or false' }).default(false),
     DATABASE_URL: z
       .string()
       .default(DEFAULT_DATABASE_URL)
@@ -72,8 +83,8 @@ const schema = z
     // Where merchants' webhook URLs point; defaults to SHOPIFY_APP_URL.
     PUBLIC_WEBHOOK_BASE_URL: z.url({ error: 'expected an http(s) URL' }).optional(),
     // Default courier API base URLs per environment; a shop's own setting wins.
-    // The test default is the local sandbox courier (`npm run sandbox`).
-    COURIER_TEST_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the http(s) base URL of the courier test API' }).default('http://127.0.0.1:4010'),
+    // Outside production the test default is the local sandbox courier (`npm run sandbox`); production has none.
+    COURIER_TEST_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected the http(s) base URL of the courier test API' }).optional(),
     // Development only: route Shopify Admin API traffic for *.myshopify.com to the local shop simulator.
     SHOP_SIMULATOR_URL: z.url({ protocol: /^http$/, error: 'expected the http:// URL of the local shop simulator' }).optional(),
     // PostgreSQL (pg-boss): a job running longer is presumed lost (crashed instance) and retried.
@@ -103,6 +114,18 @@ function productionProblems(env: Record<string, string | undefined>): string[] {
   if (env.SHOP_SIMULATOR_URL) {
     problems.push('Configuration error: SHOP_SIMULATOR_URL is not allowed when NODE_ENV=production (it sends Shopify traffic to a local simulator)');
   }
+  for (const [name, placeholder] of [['SHOPIFY_API_KEY', DEV_API_KEY], ['SHOPIFY_API_SECRET', DEV_API_SECRET]] as const) {
+    if (env[name] === placeholder) problems.push(`Configuration error: ${name} is the published development placeholder; set the app's own value from the Partner Dashboard`);
+  }
+  for (const name of ['SHOPIFY_APP_URL', 'PUBLIC_WEBHOOK_BASE_URL'] as const) {
+    if (env[name] && URL.canParse(env[name]) && new URL(env[name]).protocol !== 'https:') problems.push(`Configuration error: ${name} must use https when NODE_ENV=production`);
+  }
+  // Held to the rules a merchant's courier URL is held to (web/delivery/address-policy.ts); names are checked at every connection.
+  const policy = courierUrlPolicy('production');
+  for (const name of ['COURIER_TEST_BASE_URL', 'COURIER_LIVE_BASE_URL', 'GEOCODER_URL'] as const) {
+    const problem = env[name] && URL.canParse(env[name]) ? courierUrlProblem(env[name], policy) : null;
+    if (problem) problems.push(`Configuration error: ${name} ${problem} when NODE_ENV=production`);
+  }
   return problems;
 }
 
@@ -119,6 +142,10 @@ export interface AppConfig {
   isProduction: boolean;
   shopify: { apiKey: string; apiSecret: string; scopes: string[]; appUrl: string; placeholders: boolean };
   port: number;
+  /** The address to listen on; null = all interfaces. */
+  host: string | null;
+  /** Strict-Transport-Security's includeSubDomains (HSTS is sent in production only). */
+  hstsIncludeSubDomains: boolean;
   databaseUrl: string;
   /** Current key first, then earlier keys accepted for decryption only. */
   encryptionKeys: Buffer[] | null;
@@ -126,7 +153,8 @@ export interface AppConfig {
   /** Express's 'trust proxy' setting (TRUST_PROXY). */
   trustProxy: number | string[];
   publicWebhookBaseUrl: string;
-  courierBaseUrls: { test: string; live: string | null };
+  /** Null = none: a shop must set its own (production has no test default). */
+  courierBaseUrls: { test: string | null; live: string | null };
   /** Development only (refused in production): where *.myshopify.com Admin traffic goes instead. */
   shopSimulatorUrl: string | null;
   /** pg-boss: how long a job may run before it is presumed lost and retried. */
@@ -166,6 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       placeholders: !e.SHOPIFY_API_KEY || !e.SHOPIFY_API_SECRET,
     },
     port: e.PORT,
+    host: e.HOST ?? (e.NODE_ENV === 'production' ? null : DEV_HOST),
+    hstsIncludeSubDomains: e.HSTS_INCLUDE_SUBDOMAINS,
     databaseUrl: e.DATABASE_URL,
     encryptionKeys: keys,
     logLevel: e.LOG_LEVEL,
@@ -178,7 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookSecretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
     shopSimulatorUrl: e.SHOP_SIMULATOR_URL?.replace(/\/+$/, '') ?? null,
     courierBaseUrls: {
-      test: e.COURIER_TEST_BASE_URL.replace(/\/+$/, ''),
+      test: (e.COURIER_TEST_BASE_URL ?? (e.NODE_ENV === 'production' ? null : DEV_COURIER_TEST_BASE_URL))?.replace(/\/+$/, '') ?? null,
       live: e.COURIER_LIVE_BASE_URL?.replace(/\/+$/, '') ?? null,
     },
   };

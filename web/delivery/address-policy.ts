@@ -29,16 +29,28 @@ export type LookupAll = (hostname: string) => Promise<LookupAddress[]>;
 export const systemLookupAll: LookupAll = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
 
+// The one IPv6 block IANA allocates for global unicast; everything outside it is reserved or special.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+// IPv4-compatible IPv6 (::a.b.c.d, deprecated by RFC 4291): some stacks still route it to the IPv4 address.
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
 /**
  * Null for a public unicast address; otherwise the ipaddr.js range that forbids
- * it (loopback, private, linkLocal, uniqueLocal, carrierGradeNat, unspecified, …).
- * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+ * it (loopback, private, linkLocal, uniqueLocal, carrierGradeNat, unspecified,
+ * deprecatedSiteLocal, …). IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible
+ * (::a.b.c.d) addresses are judged as the IPv4 address they carry; any other IPv6
+ * address outside 2000::/3 is 'reserved'.
  */
 export function forbiddenRange(address: string): string | null {
   const bare = address.replace(/^\[|\]$/g, '');
   if (!ipaddr.isValid(bare)) return 'invalid';
   let a = ipaddr.parse(bare);
-  if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
+  if (a.kind() === 'ipv6') {
+    const v6 = a as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) a = v6.toIPv4Address();
+    else if (v6.range() === 'unicast' && v6.match(IPV4_COMPATIBLE)) a = ipaddr.fromByteArray(v6.toByteArray().slice(12));
+    else if (v6.range() === 'unicast' && !v6.match(GLOBAL_UNICAST_V6)) return 'reserved';
+  }
   const range = a.range();
   return range === 'unicast' ? null : range;
 }
@@ -50,22 +62,35 @@ export class ForbiddenAddressError extends Error {
   }
 }
 
-/** A message for the merchant, or null when the URL is acceptable under the policy. */
-export async function checkCourierUrl(input: string, policy: CourierUrlPolicy, lookupAll: LookupAll = systemLookupAll): Promise<string | null> {
+/**
+ * What can be judged without DNS: the URL's shape, https, and a host that is an IP
+ * literal or a localhost name. The environment's URLs are checked with this at start-up
+ * (web/config/env.ts); their names are checked at every connection.
+ */
+export function courierUrlProblem(input: string, policy: CourierUrlPolicy): string | null {
   const v = validateBaseUrl(input);
   if (!v.ok) return v.problem;
   const u = new URL(v.url);
   if (policy.requireHttps && u.protocol !== 'https:') return 'must use https';
   if (policy.allowPrivate) return null;
   const host = u.hostname.replace(/^\[|\]$/g, '');
+  // RFC 6761: localhost names are loopback whatever a resolver says.
+  if (/^localhost\.?$|\.localhost\.?$/i.test(host)) return `must not point to a loopback address (${host})`;
+  const range = isIP(host) ? forbiddenRange(host) : null;
+  return range ? `must not point to a ${describeRange(range)} address (${host})` : null;
+}
+
+/** A message for the merchant, or null when the URL is acceptable under the policy. */
+export async function checkCourierUrl(input: string, policy: CourierUrlPolicy, lookupAll: LookupAll = systemLookupAll): Promise<string | null> {
+  const problem = courierUrlProblem(input, policy);
+  if (problem || policy.allowPrivate) return problem;
+  const host = new URL(input.trim()).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return null;
   let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await lookupAll(host)).map((a) => a.address);
-    } catch {
-      return `host ${host} could not be resolved`;
-    }
+  try {
+    addresses = (await lookupAll(host)).map((a) => a.address);
+  } catch {
+    return `host ${host} could not be resolved`;
   }
   for (const a of addresses) {
     const range = forbiddenRange(a);
@@ -78,6 +103,7 @@ function describeRange(range: string): string {
   const names: Record<string, string> = {
     loopback: 'loopback', private: 'private', linkLocal: 'link-local or cloud metadata', uniqueLocal: 'unique-local', unspecified: 'unspecified',
     carrierGradeNat: 'shared (carrier-grade NAT)', multicast: 'multicast', broadcast: 'broadcast', reserved: 'reserved',
+    deprecatedSiteLocal: 'site-local (deprecated)',
   };
   return names[range] ?? `non-public (${range})`;
 }

@@ -85,8 +85,8 @@ export function geocoderOf(ctx: Pick<AppContext, 'config'>, chosen: ChosenGeocod
   const key = JSON.stringify([source, config.provider, config.url, config.apiKey]);
   let g = clients.get(key);
   if (!g) {
-    // A merchant's URL may not reach private addresses in production, as for courier base URLs.
-    const dispatcher = source === 'shop' && !courierUrlPolicy(ctx.config.nodeEnv).allowPrivate ? (guarded ??= guardedAgent({ connectTimeoutMs: 5_000 })) : undefined;
+    // Neither a merchant's URL nor GEOCODER_URL may reach private addresses in production, as for courier base URLs.
+    const dispatcher = !courierUrlPolicy(ctx.config.nodeEnv).allowPrivate ? (guarded ??= guardedAgent({ connectTimeoutMs: 5_000 })) : undefined;
     g = createGeocoder(config, { appUrl: ctx.config.shopify.appUrl, ...(dispatcher ? { dispatcher } : {}) })!;
     clients.set(key, g);
   }

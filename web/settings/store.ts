@@ -240,7 +240,7 @@ export interface CourierAccess {
   endpointId: string;
 }
 
-export function courierAccessFromRow(row: EnvRow, box: SecretBox, defaultBaseUrls: { test: string; live: string | null }, now = Date.now()): CourierAccess {
+export function courierAccessFromRow(row: EnvRow, box: SecretBox, defaultBaseUrls: { test: string | null; live: string | null }, now = Date.now()): CourierAccess {
   const env = row.environment as EnvironmentName;
   return {
     environmentId: row.id,
@@ -260,7 +260,7 @@ export async function courierAccess(
   box: SecretBox,
   shopId: string,
   environment: EnvironmentName,
-  defaultBaseUrls: { test: string; live: string | null },
+  defaultBaseUrls: { test: string | null; live: string | null },
 ): Promise<CourierAccess> {
   return courierAccessFromRow(await ensureEnvironment(db, shopId, environment), box, defaultBaseUrls);
 }
@@ -276,7 +276,7 @@ export async function cachedCourierAccess(
   box: SecretBox,
   shopId: string,
   environment: EnvironmentName,
-  defaultBaseUrls: { test: string; live: string | null },
+  defaultBaseUrls: { test: string | null; live: string | null },
   now = Date.now(),
 ): Promise<CourierAccess> {
   const key = `${shopId}:${environment}`;

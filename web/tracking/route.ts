@@ -36,10 +36,8 @@ function send(res: Response, status: number, html: string, language: string): vo
       'Content-Type': 'text/html; charset=utf-8',
       'Content-Security-Policy': TRACKING_CSP,
       'X-Robots-Tag': 'noindex, nofollow',
-      // The token is the URL: never sent onward, never kept by a shared cache.
-      'Referrer-Policy': 'no-referrer',
+      // The token is the URL: never kept by a shared cache (Referrer-Policy: no-referrer and nosniff come from web/ops/security-headers.ts).
       'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
       'X-Frame-Options': 'DENY',
       // In the customer's language: the order's first, Accept-Language last.
       'Content-Language': language,
