@@ -13,7 +13,7 @@ export const SlotsSettingsSchema = z
     /** Days after today that are offered: 0 = today only, 6 = today and the next six days. */
     daysAhead: z.number().int('expected whole days').min(0).max(14).default(6),
     /** Orders per slot and location; null = no limit. */
-    capacity: z.number().int('expected a whole number').min(1).max(10_000).nullable().default(null),
+    capacity: z.number().int('expected a whole number').min(1, 'must be at least 1 (empty: no limit)').max(10_000).nullable().default(null),
     /** Also offer "as soon as possible" while same-day dispatch is open. */
     sameDayAsap: z.boolean().default(true),
     /** The courier's lead time: the booking is made this long before the slot starts. */
