@@ -11,6 +11,8 @@ import { TestClock } from '../support/time.ts';
 import { updateSettings } from '../../web/settings/store.ts';
 import { retryDelivery } from '../../web/dispatch/service.ts';
 import { claimPlace } from '../../web/slots/capacity.ts';
+import { trackingUrlFor } from '../../web/tracking/store.ts';
+import { adminClient } from '../support/admin-client.ts';
 
 /** Thursday 08:00 in Johannesburg (UTC+2, no DST). */
 const START = '2026-11-26T06:00:00Z';
@@ -114,6 +116,11 @@ describe('orders/paid with a chosen slot', () => {
     expect(d.events.map((e) => e.kind)).toContain('slot_scheduled');
     expect(await s.app.db.slotCount.findMany({ where: { shop: { domain: shop } }, select: { slotStart: true, count: true } })).toEqual([{ slotStart: '2026-11-27T08:30:00.000Z', count: 1 }]);
     expect(await s.courier.orders()).toHaveLength(0);
+    // Shown on the delivery page and the order block (one admin view), and on the tracking page as the expected window.
+    const view = await adminClient(s.app.url, shop).get(`/api/orders/${orderId}/delivery`);
+    expect(view.body.delivery.slot).toEqual({ start: '2026-11-27T08:30:00.000Z', end: '2026-11-27T10:30:00.000Z' });
+    const page = await (await fetch(await trackingUrlFor(s.app.db, s.app.url, d.id))).text();
+    expect(page).toContain('An estimate: the delivery slot you chose at checkout.');
 
     clock.moveTo('2026-11-27T07:30:01Z');
     const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');

@@ -148,6 +148,8 @@ export interface DeliverySummary {
   updatedAt: string;
   /** SCHEDULED (outside the delivery window): when it goes out, ISO time. */
   scheduledFor: string | null;
+  /** The delivery slot the customer chose on the cart (web/slots/), ISO times; null without one. */
+  slot: { start: string; end: string } | null;
 }
 
 /** What the geocoder said about the address (web/dispatch/order.ts GeocodeNote). */
