@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 import { TEST_API_SECRET } from '../support/app.ts';
 import { TestClock } from '../support/time.ts';
+import { postShopifyWebhook } from '../support/shopify.ts';
 import { updateSettings } from '../../web/settings/store.ts';
 import { retryDelivery } from '../../web/dispatch/service.ts';
 import { claimPlace } from '../../web/slots/capacity.ts';
@@ -128,6 +129,21 @@ describe('orders/paid with a chosen slot', () => {
     expect(await s.courier.orders()).toHaveLength(1);
     // Counted once, however many times the job ran.
     expect((await s.app.db.slotCount.findFirstOrThrow({ where: { shop: { domain: shop } } })).count).toBe(1);
+  });
+
+  it('cancelled before booking: its place goes back, once', async () => {
+    const shop = 'slots-cancel.myshopify.com';
+    const sim = await installShop(s, shop, { settings: { windows: WINDOWS, slots: SLOTS } });
+    const { orderId, payload } = await placeOrder(s, sim, slotAttrs(FRIDAY));
+    await waitForStatus(s.app, shop, orderId, 'SCHEDULED');
+    const count = async () => (await s.app.db.slotCount.findFirstOrThrow({ where: { shop: { domain: shop } } })).count;
+    expect(await count()).toBe(1);
+    for (const id of ['cancel-1', 'cancel-2']) {
+      const r = await postShopifyWebhook(s.app.url, 'orders/cancelled', shop, { ...payload, cancelled_at: new Date(clock.now()).toISOString() }, { webhookId: id });
+      expect(r.status).toBe(200);
+    }
+    expect((await waitForStatus(s.app, shop, orderId, 'SKIPPED')).slotKey).toBe('released');
+    expect(await count()).toBe(0);
   });
 
   it('no slot, or ASAP: booked at once, as before', async () => {

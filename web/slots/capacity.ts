@@ -27,6 +27,21 @@ export async function releasePlace(tx: Tx, shopId: string, key: string, start: n
   await tx.slotCount.updateMany({ where: { shopId, windowKey: key, slotStart: keyOf(start), count: { gt: 0 } }, data: { count: { decrement: 1 } } });
 }
 
+/**
+ * The order was cancelled before it was booked: its place goes back, once (slotKey is
+ * marked released in the same transaction, so a repeated cancel gives nothing back twice).
+ */
+export async function releaseFor(tx: Tx, d: { id: string; shopId: string; slotStart: Date | null; slotKey: string | null }): Promise<void> {
+  if (!d.slotStart || !d.slotKey || d.slotKey === RELEASED || d.slotKey === SLOT_DECLINED) return;
+  const marked = await tx.delivery.updateMany({ where: { id: d.id, slotKey: d.slotKey }, data: { slotKey: RELEASED } });
+  if (marked.count === 1) await releasePlace(tx, d.shopId, d.slotKey, d.slotStart.getTime());
+}
+
+/** Delivery.slotKey once its place went back (cancelled before booking). */
+export const RELEASED = 'released';
+/** Delivery.slotKey once a chosen slot was found invalid: decided, never looked at again. */
+export const SLOT_DECLINED = 'declined';
+
 /** Places taken per slot start (epoch ms) in [from, to]. */
 export async function placesTaken(tx: Tx, shopId: string, key: string, from: number, to: number): Promise<Map<number, number>> {
   const rows = await tx.slotCount.findMany({ where: { shopId, windowKey: key, slotStart: { gte: keyOf(from), lte: keyOf(to) } }, select: { slotStart: true, count: true } });

@@ -13,13 +13,11 @@ import type { Settings } from '../settings/schema.ts';
 import { formatLocal, wallClock } from '../windows/schedule.ts';
 import { windowFor } from '../windows/settings.ts';
 import { choiceFrom } from './attributes.ts';
-import { claimPlace, windowKey } from './capacity.ts';
+import { claimPlace, RELEASED, SLOT_DECLINED, windowKey } from './capacity.ts';
 import { bookAt, checkSlot, type Slot } from './generate.ts';
 
 type Row = Omit<CurrentRow, 'status'> & { windowBypass: boolean; slotStart: Date | null; slotEnd: Date | null; slotKey: string | null };
 
-/** Set on Delivery.slotKey once a chosen slot was found invalid: decided, never looked at again. */
-export const SLOT_DECLINED = 'declined';
 
 /**
  * hold: this job ends (scheduled for the slot, or needs attention). book: the slot's booking
@@ -33,7 +31,7 @@ export async function holdForSlot(
   ctx: AppContext, d: Row, shopId: string, settings: Settings, attributes: ReadonlyArray<{ name: string; value: string | null }>, locationId: string | null,
   attention: (message: string) => Promise<void>,
 ): Promise<SlotStep> {
-  if (d.slotKey === SLOT_DECLINED) return 'none';
+  if (d.slotKey === SLOT_DECLINED || d.slotKey === RELEASED) return 'none';
   if (d.slotStart) return 'book';
   const choice = choiceFrom(attributes);
   if (choice.kind === 'none' || choice.kind === 'asap') return 'none';
