@@ -49,6 +49,10 @@ describe('verifyAppProxy', () => {
     ['no timestamp', signed(base().filter(([k]) => k !== 'timestamp')), 'malformed'],
     ['stale: 91 s old', signed(base().map(([k, v]) => [k, k === 'timestamp' ? String(NOW / 1000 - 91) : v])), 'stale'],
     ['from the future: 91 s ahead', signed(base().map(([k, v]) => [k, k === 'timestamp' ? String(NOW / 1000 + 91) : v])), 'stale'],
+    ['a signature with more after it', `${signed(base())}ab`, 'forged'],
+    ['a signature with text before it', signed(base()).replace('signature=', 'signature=zz'), 'forged'],
+    ['a timestamp with text after it', signed(base().map(([k, v]) => [k, k === 'timestamp' ? `${TS}x` : v])), 'stale'],
+    ['a timestamp with text before it', signed(base().map(([k, v]) => [k, k === 'timestamp' ? `x${TS}` : v])), 'stale'],
     ['a timestamp that is not a number', signed(base().map(([k, v]) => [k, k === 'timestamp' ? 'soon' : v])), 'stale'],
   ])('%s', (_name, query, reason) => {
     expect(verifyAppProxy(query, SECRET, NOW)).toEqual({ ok: false, reason });

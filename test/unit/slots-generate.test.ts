@@ -41,6 +41,12 @@ describe('generateSlots', () => {
     ['Johannesburg, Friday after cut-off: the weekend is closed, Monday', weekdays('Africa/Johannesburg'), rules({ daysAhead: 3 }), '2026-11-27T14:00:00Z',
       [['2026-11-30', [['2026-11-30T06:30Z', '2026-11-30T08:30Z'], ['2026-11-30T08:30Z', '2026-11-30T10:30Z'], ['2026-11-30T10:30Z', '2026-11-30T12:30Z'], ['2026-11-30T12:30Z', '2026-11-30T14:30Z']]]]],
     ['Johannesburg, a closure date has no slots', weekdays('Africa/Johannesburg', { closures: ['2026-11-27'] }), rules(), '2026-11-26T15:00:00Z', []],
+    ['at the cut-off, today\'s later slots are no longer offered', weekdays('Africa/Johannesburg', { cutoff: '12:00' }), rules({ daysAhead: 0, leadMinutes: 0 }), '2026-11-26T10:00:00Z', []],
+    ['a minute before the cut-off they are', weekdays('Africa/Johannesburg', { cutoff: '12:00' }), rules({ daysAhead: 0, leadMinutes: 0 }), '2026-11-26T09:59:00Z',
+      [['2026-11-26', [['2026-11-26T10:30Z', '2026-11-26T12:30Z'], ['2026-11-26T12:30Z', '2026-11-26T14:30Z']]]]],
+    ['New York, a slot wholly inside the spring-forward gap is left out (02:00–03:00)',
+      everyDay('America/New_York', { hours: { sun: { open: '02:00', close: '05:00' } }, prepMinutes: 0, cutoff: null }), rules({ slotMinutes: 60, daysAhead: 0, leadMinutes: 0 }), '2026-03-08T05:00:00Z',
+      [['2026-03-08', [['2026-03-08T07:00Z', '2026-03-08T08:00Z'], ['2026-03-08T08:00Z', '2026-03-08T09:00Z']]]]],
     ['days ahead 0, after cut-off: nothing', weekdays('Africa/Johannesburg'), rules({ daysAhead: 0 }), '2026-11-26T14:00:00Z', []],
     ['a slot longer than the day: nothing', weekdays('Africa/Johannesburg'), rules({ slotMinutes: 720 }), '2026-11-26T05:00:00Z', []],
     ['the local date decides (Sydney Monday while UTC is Sunday)', weekdays('Australia/Sydney', { cutoff: null }), rules({ daysAhead: 0, slotMinutes: 240, leadMinutes: 0 }), '2026-11-29T22:00:00Z',
@@ -67,8 +73,14 @@ describe('checkSlot', () => {
     ['a slot on a closed weekday', '2026-11-28T06:30:00Z', '2026-11-28T08:30:00Z', 'closed'],
     ['a slot not on the grid', '2026-11-27T07:00:00Z', '2026-11-27T09:00:00Z', 'closed'],
     ['a slot beyond days ahead', '2026-12-04T06:30:00Z', '2026-12-04T08:30:00Z', 'closed'],
+    ['the start on the grid, the end not', '2026-11-27T06:30:00Z', '2026-11-27T07:30:00Z', 'closed'],
+    ['the end on the grid, the start not', '2026-11-27T07:30:00Z', '2026-11-27T08:30:00Z', 'closed'],
   ])('%s', (_name, start, end, reason) => {
     expect(checkSlot(config, rules({ daysAhead: 6 }), { start: at(start), end: at(end) }, now)).toEqual(reason ? { ok: false, reason } : { ok: true });
+  });
+
+  it('a slot booked exactly now is still offered', () => {
+    expect(checkSlot(config, rules({ daysAhead: 6, leadMinutes: 30 }), { start: at('2026-11-26T08:30:00Z'), end: at('2026-11-26T10:30:00Z') }, now)).toEqual({ ok: true });
   });
 
   it('books at the start minus the lead time', () => {
@@ -97,6 +109,21 @@ describe('choiceFrom (the order note attributes)', () => {
     ['a location that is not an id is ignored', [{ name: '_delivery_slot', value: '2026-11-27T06:30Z/2026-11-27T08:30Z' }, { name: '_delivery_location', value: 'x' }], { kind: 'slot', slot, locationId: null }],
     ['end before start', [{ name: '_delivery_slot', value: '2026-11-27T08:30Z/2026-11-27T06:30Z' }], { kind: 'invalid', value: '2026-11-27T08:30Z/2026-11-27T06:30Z' }],
     ['not a slot', [{ name: '_delivery_slot', value: 'tomorrow' }], { kind: 'invalid', value: 'tomorrow' }],
+    ['other attributes first', [{ name: 'Gift', value: 'yes' }, { name: '_delivery_slot', value: 'asap' }], { kind: 'asap' }],
+    ['only other attributes', [{ name: 'Gift', value: 'asap' }], { kind: 'none' }],
+    ['a null value', [{ name: '_delivery_slot', value: null }], { kind: 'none' }],
+    ['seconds without a fraction', [{ name: '_delivery_slot', value: '2026-11-27T06:30:00Z/2026-11-27T08:30:00Z' }], { kind: 'slot', slot, locationId: null }],
+    ['text before', [{ name: '_delivery_slot', value: 'x2026-11-27T06:30Z/2026-11-27T08:30Z' }], { kind: 'invalid', value: 'x2026-11-27T06:30Z/2026-11-27T08:30Z' }],
+    ['text after', [{ name: '_delivery_slot', value: '2026-11-27T06:30Z/2026-11-27T08:30Zx' }], { kind: 'invalid', value: '2026-11-27T06:30Z/2026-11-27T08:30Zx' }],
+    ['an impossible start', [{ name: '_delivery_slot', value: '2026-13-40T06:30Z/2026-11-27T08:30Z' }], { kind: 'invalid', value: '2026-13-40T06:30Z/2026-11-27T08:30Z' }],
+    ['an impossible end', [{ name: '_delivery_slot', value: '2026-11-27T06:30Z/2026-13-40T08:30Z' }], { kind: 'invalid', value: '2026-11-27T06:30Z/2026-13-40T08:30Z' }],
+    ['empty: end at start', [{ name: '_delivery_slot', value: '2026-11-27T06:30Z/2026-11-27T06:30Z' }], { kind: 'invalid', value: '2026-11-27T06:30Z/2026-11-27T06:30Z' }],
+    ['a long value is cut to 80 characters', [{ name: '_delivery_slot', value: 'y'.repeat(200) }], { kind: 'invalid', value: 'y'.repeat(80) }],
+    ['a location with spaces around', [{ name: '_delivery_slot', value: 'asap' }, { name: '_delivery_location', value: ' 1 ' }], { kind: 'asap' }],
+    ['a location padded with spaces is trimmed', [{ name: '_delivery_slot', value: slotValue(slot) }, { name: '_delivery_location', value: ' 123 ' }], { kind: 'slot', slot, locationId: '123' }],
+    ['a location with letters before', [{ name: '_delivery_slot', value: slotValue(slot) }, { name: '_delivery_location', value: 'a123' }], { kind: 'slot', slot, locationId: null }],
+    ['a location with letters after', [{ name: '_delivery_slot', value: slotValue(slot) }, { name: '_delivery_location', value: '123a' }], { kind: 'slot', slot, locationId: null }],
+    ['a location with no value', [{ name: '_delivery_slot', value: slotValue(slot) }, { name: '_delivery_location', value: null }], { kind: 'slot', slot, locationId: null }],
   ])('%s', (_name, attrs, expected) => expect(choiceFrom(attrs)).toEqual(expected));
 });
 
