@@ -6,7 +6,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
-import { TEST_API_SECRET } from '../support/app.ts';
+import { startTestApp, TEST_API_SECRET } from '../support/app.ts';
+import { testProvider } from '../support/db.ts';
 import { TestClock } from '../support/time.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
 import { updateSettings } from '../../web/settings/store.ts';
@@ -210,4 +211,21 @@ describe('capacity under concurrency', () => {
     expect(won.filter(Boolean)).toHaveLength(5);
     expect((await s.app.db.slotCount.findFirstOrThrow({ where: { shopId: shop.id, slotStart: new Date(start).toISOString() } })).count).toBe(5);
   });
+});
+
+describe.runIf(testProvider() === 'postgres')('capacity across two app instances on one PostgreSQL database', () => {
+  it('12 orders for one slot, sent to both instances: exactly the capacity is scheduled', async () => {
+    const second = await startTestApp({ ...s.app.env, PORT: '0' }, { databaseUrl: s.app.config.databaseUrl, keepDatabase: true, runtime: { clock } });
+    try {
+      const shop = 'slots-two.myshopify.com';
+      const sim = await installShop(s, shop, { settings: { windows: WINDOWS, slots: { ...SLOTS, capacity: 4 } } });
+      const orders = await Promise.all(Array.from({ length: 12 }, (_, i) => placeOrder(s, sim, slotAttrs(FRIDAY), { appUrl: i % 2 ? second.url : s.app.url })));
+      const ends = await Promise.all(orders.map((o) => waitForStatus(s.app, shop, o.orderId, ['SCHEDULED', 'NEEDS_ATTENTION'])));
+      expect(ends.filter((d) => d.status === 'SCHEDULED')).toHaveLength(4);
+      expect(ends.filter((d) => d.status === 'NEEDS_ATTENTION').every((d) => /is full \(4 orders\)/.test(d.reason ?? ''))).toBe(true);
+      expect((await s.app.db.slotCount.findFirstOrThrow({ where: { shop: { domain: shop } } })).count).toBe(4);
+    } finally {
+      await second.close();
+    }
+  }, 90_000);
 });
