@@ -27,7 +27,7 @@ export function signProxyQuery(params: URLSearchParams, secret: string): string 
 export function verifyAppProxy(query: string, secret: string, now: number): ProxyCheck {
   const params = new URLSearchParams(query);
   const signature = params.getAll('signature');
-  if (signature.length === 0 || !signature[0]) return { ok: false, reason: 'missing' };
+  if (!signature[0]) return { ok: false, reason: 'missing' };
   if (signature.length > 1 || params.getAll('shop').length !== 1 || params.getAll('timestamp').length !== 1) return { ok: false, reason: 'malformed' };
   const given = /^[0-9a-f]{64}$/i.test(signature[0]) ? Buffer.from(signature[0], 'hex') : null;
   const expected = createHmac('sha256', secret).update(proxyMessage(params)).digest();
