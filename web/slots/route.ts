@@ -13,7 +13,25 @@ import { verifyAppProxy } from '../shopify/app-proxy.ts';
 import { windowFor } from '../windows/settings.ts';
 import { slotValue } from './attributes.ts';
 import { placesTaken, windowKey } from './capacity.ts';
-import { asapOffered, generateSlots } from './generate.ts';
+import { asapOffered, bookAt, generateSlots, type SlotDay } from './generate.ts';
+import type { SlotsSettings } from './settings.ts';
+import type { WindowConfig } from '../windows/schedule.ts';
+
+// Generating a week of slots takes a few hundred Intl calls: kept per (settings, location, minute),
+// then filtered to the exact instant (a slot whose booking time passed this minute drops out).
+const GENERATED_MAX = 500;
+const generated = new Map<string, SlotDay[]>();
+function slotsAt(settingsText: string, location: string | null, config: WindowConfig, rules: SlotsSettings, now: number): SlotDay[] {
+  const key = `${Math.floor(now / 60_000)}|${location ?? ''}|${settingsText}`;
+  let days = generated.get(key);
+  if (!days) {
+    // Generated for the start of the minute: a superset of what is offered later in it.
+    days = generateSlots(config, rules, Math.floor(now / 60_000) * 60_000);
+    if (generated.size >= GENERATED_MAX) generated.delete(generated.keys().next().value!);
+    generated.set(key, days);
+  }
+  return days.map((d) => ({ date: d.date, slots: d.slots.filter((s) => bookAt(s.start, rules) >= now) })).filter((d) => d.slots.length > 0);
+}
 
 /** The app proxy's url in shopify.app.toml; Shopify appends the path after the subpath. */
 export const APP_PROXY_PATH = '/storefront';
@@ -59,7 +77,7 @@ export function slotsRoutes(ctx: AppContext) {
       const now = ctx.now();
       const answer: SlotsAnswer = { enabled: settings.slots.enabled && config !== null, asap: asapOffered(config, settings.slots, now), timeZone: config?.timeZone ?? null, location, days: [] };
       if (answer.enabled && config) {
-        const days = generateSlots(config, settings.slots, now);
+        const days = slotsAt(shop.settings, location, config, settings.slots, now);
         const all = days.flatMap((d) => d.slots);
         const taken = all.length ? await placesTaken(ctx.db, shop.id, windowKey(settings.windows, location), all[0]!.start, all.at(-1)!.start) : new Map<number, number>();
         const cap = settings.slots.capacity;
