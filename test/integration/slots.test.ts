@@ -69,6 +69,14 @@ describe('the app proxy: GET /storefront/slots', () => {
     expect(r.body.days[1].slots[1]).toEqual({ value: FRIDAY, start: '2026-11-27T08:30:00.000Z', end: '2026-11-27T10:30:00.000Z', remaining: 2, full: false });
   });
 
+  it('a slot drops out at its booking time, to the instant (not the minute)', async () => {
+    clock.moveTo('2026-11-26T07:29:30Z');
+    expect((await get(proxyUrl(SHOP))).body.days[0].slots[0].start).toBe('2026-11-26T08:30:00.000Z');
+    // Booked at 07:30:00: half a minute later it is gone, though the minute's slots were generated at 07:30:00.
+    clock.moveTo('2026-11-26T07:30:30Z');
+    expect((await get(proxyUrl(SHOP))).body.days[0].slots[0].start).toBe('2026-11-26T10:30:00.000Z');
+  });
+
   it('a full slot is listed as full', async () => {
     const shop = await s.app.db.shop.findUniqueOrThrow({ where: { domain: SHOP } });
     await s.app.db.slotCount.create({ data: { shopId: shop.id, windowKey: 'default', slotStart: '2026-11-27T08:30:00.000Z', count: 2 } });
