@@ -17,7 +17,8 @@ it('lists the triggers and actions, marks the ones in use, links to Flow and sav
   const sim = await installShop(s, shop);
   expect((await sendFlowLifecycle({ appUrl: s.app.url, apiSecret: TEST_API_SECRET, shop: sim }, { trigger: 'delivery-needs-attention', enabled: true })).status).toBe(200);
   const { page, open } = await suite.admin(shop);
-  await open('/settings');
+  // Settings is one page per section (issue 26): Flow's is /settings/flow.
+  await open('/settings/flow');
   const section = page.locator('s-section').filter({ has: page.getByText('Send triggers for test deliveries too') });
   await section.waitFor();
   for (const t of [...FLOW_TRIGGER_INFO, ...FLOW_ACTION_INFO]) await section.getByText(t.name, { exact: true }).waitFor();
