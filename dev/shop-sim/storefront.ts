@@ -66,11 +66,12 @@ export async function startStorefront(opts: StorefrontOptions): Promise<RunningS
 
   app.get('/cart', async (req, res) => {
     const locale = typeof req.query.locale === 'string' ? req.query.locale : 'en';
-    const { html, schema } = await renderBlock({ locale, attributes: state.attributes });
+    // ?block=0: the same page without the app block (to measure what the block costs the storefront).
+    const { html, schema } = req.query.block === '0' ? { html: '', schema: {} as { javascript?: string; stylesheet?: string } } : await renderBlock({ locale, attributes: state.attributes });
     res.type('html').send(`<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Cart</title>
-<link rel="stylesheet" href="/assets/${schema.stylesheet}"></head>
+${schema.stylesheet ? `<link rel="stylesheet" href="/assets/${schema.stylesheet}">` : ''}</head>
 <body style="font-family: sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem"><main><h1>Your cart</h1><p>1 × Same-day bouquet</p>${html}<button type="submit">Check out</button></main>
-<script src="/assets/${schema.javascript}" defer></script></body></html>`);
+${schema.javascript ? `<script src="/assets/${schema.javascript}" defer></script>` : ''}</body></html>`);
   });
   app.get('/favicon.ico', (_req, res) => { res.status(204).end(); });
   app.use('/assets', express.static(join(EXTENSION_DIR, 'assets'), { fallthrough: false }));
