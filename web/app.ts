@@ -22,6 +22,7 @@ import { trackingRoutes } from './tracking/route.ts';
 import { shopProfile } from './shopify/shop-profile.ts';
 import { RATES_CALLBACK_PATH, ratesCallbackRoute } from './rates/route.ts';
 import { flowRoutes } from './flow/index.ts';
+import { slotsRoutes } from './slots/route.ts';
 
 export interface AppServices {
   ctx: AppContext;
@@ -80,6 +81,8 @@ export function buildApp(s: AppServices): Express {
 
   // The customer's public tracking page sends its own strict CSP (not the embedded admin's).
   // The store's name, contact, language and clock: the cached shop profile the home dashboard shares.
+  // The cart block's delivery slots, through Shopify's app proxy (signed query, web/shopify/app-proxy.ts).
+  app.use(slotsRoutes(ctx));
   app.use(trackingRoutes(ctx, { shopProfile: (domain) => shopProfile(ctx, domain) }));
   app.use(s.shopify.cspHeaders());
   mountAdmin(app, { ctx, shopify: s.shopify });

@@ -19,6 +19,7 @@ import { startStack, type Stack } from './stack.ts';
 import { trackingPageStep } from './tracking.ts';
 import { demoCheckoutRate } from './rates.ts';
 import { demoDeliveryWindows } from './windows.ts';
+import { demoDeliverySlots } from './slots.ts';
 
 const SHOP = shopDomain('demo');
 /** From the first order placed until every order must have settled. */
@@ -197,7 +198,10 @@ async function run(): Promise<boolean> {
     `orders paid → all settled ${secs(tDone - tPlaced)}, total ${secs(Date.now() - started)}.`);
   out(ok ? '   Result: every order ended as expected.' : '   Result: some orders did NOT end as expected (see above and the logs).');
   out('\nDelivery windows: an order paid while the pickup location is closed, then the clock moved to the opening');
-  return (await demoDeliveryWindows(s, SHOP, out)) && ok && tracking;
+  const windows = await demoDeliveryWindows(s, SHOP, out);
+  out('\nDelivery slots: the customer picks a slot on the cart, the order is scheduled for it and booked then');
+  const slots = await demoDeliverySlots(s, SHOP, out);
+  return windows && slots && ok && tracking;
 }
 
 async function serveForever(s: Stack): Promise<never> {

@@ -291,7 +291,7 @@ describe('settings', () => {
     await page.getByText('Live environment', { exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/settings');
     const sections = page.getByRole('navigation', { name: 'Settings sections' });
-    expect(await sections.locator('s-link').allTextContents()).toEqual(['Courier', 'Dispatch rules', 'Fulfillment and tracking', 'Delivery windows', 'Checkout rate', 'Customer data requests', 'Shopify Flow']);
+    expect(await sections.locator('s-link').allTextContents()).toEqual(['Courier', 'Dispatch rules', 'Fulfillment and tracking', 'Delivery windows', 'Delivery slots', 'Checkout rate', 'Customer data requests', 'Shopify Flow']);
     expect(await page.getByRole('textbox', { name: 'Test client id' }).inputValue()).toBe(SANDBOX_CLIENT.clientId);
     expect(await page.getByLabel('Test client secret', { exact: true }).inputValue()).toBe('');
     await page.getByText(`Saved (ends in ${SANDBOX_CLIENT.clientSecret.slice(-4)})`).first().waitFor();

@@ -39,6 +39,18 @@ const exactlyOnce = (figures: Record<string, number | null>, prefix: string) => 
 };
 
 describe('benchmarks at tiny size', { timeout: 240_000 }, () => {
+  it('bench:storefront scores the cart page with and without the block', async () => {
+    const r = await bench('storefront', []);
+    expect(r.figures['storefront score with the block']).toBeTypeOf('number');
+    expect(r.figures['storefront score drop']).toBeTypeOf('number');
+  });
+
+  it('bench:slots answers every signed app proxy request', async () => {
+    const r = await bench('slots', ['--db=sqlite']);
+    expect(r.figures['sqlite proxy errors']).toBe(0);
+    expect(r.figures['sqlite proxy slots p99']).toBeTypeOf('number');
+  });
+
   it('bench:intake measures the app and the floor and loses no acknowledged order', async () => {
     const r = await bench('intake', ['--db=sqlite'], { BENCH_SECONDS: '1' });
     exactlyOnce(r.figures, 'sqlite');

@@ -1,7 +1,7 @@
 // Shopify's own CLI validates the Flow extensions against its published
 // specifications: `shopify app build` (offline: it loads the app with the
 // CLI's local extension specifications and no network) on a copy holding
-// shopify.app.toml and extensions/flow-*. It must also fail on a rule Shopify
+// shopify.app.toml, extensions/flow-* and the theme app extension extensions/delivery-slots. It must also fail on a rule Shopify
 // enforces (a trigger field key with an underscore), so the check can fail.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ function appCopy(edit?: (dir: string) => void): string {
   const dir = mkdtempSync(join(tmpdir(), 'flow-ext-'));
   dirs.push(dir);
   cpSync(join(ROOT, 'shopify.app.toml'), join(dir, 'shopify.app.toml'));
-  for (const d of readdirSync(join(ROOT, 'extensions')).filter((x) => x.startsWith('flow-'))) cpSync(join(ROOT, 'extensions', d), join(dir, 'extensions', d), { recursive: true });
+  for (const d of readdirSync(join(ROOT, 'extensions')).filter((x) => x.startsWith('flow-') || x === 'delivery-slots')) cpSync(join(ROOT, 'extensions', d), join(dir, 'extensions', d), { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{"name":"flow-extensions-check","private":true}');
   edit?.(dir);
   return dir;
@@ -36,6 +36,8 @@ describe('shopify app build on the Flow extensions', () => {
   it('builds', () => {
     const r = build(appCopy());
     expect(r.out).toMatch(/built!/);
+    // The cart block's theme app extension (extensions/delivery-slots) too.
+    expect(r.out).toMatch(/Bundling theme extension delivery-slots/);
     expect(r.status).toBe(0);
   }, 150_000);
 

@@ -36,6 +36,7 @@ const LEGAL: Record<LifecycleEvent, Partial<Record<From, DeliveryStatus>>> = {
   dispatch: { SKIPPED: 'PENDING', SCHEDULED: 'PENDING' },
   window_closed: { PENDING: 'SCHEDULED', SCHEDULED: 'SCHEDULED' },
   window_opened: { SCHEDULED: 'PENDING' },
+  slot_scheduled: { PENDING: 'SCHEDULED' },
   retry: { FAILED: 'PENDING', NEEDS_ATTENTION: 'PENDING' },
   fix: { NEEDS_ATTENTION: 'PENDING', FAILED: 'PENDING', SKIPPED: 'PENDING' },
   redispatch: { SKIPPED: 'PENDING', NEEDS_ATTENTION: 'PENDING', FAILED: 'PENDING' },
@@ -48,7 +49,7 @@ const EFFECTS: Record<LifecycleEvent, string[]> = {
   shopify_cancelled: [], courier_acknowledged: [], courier_moving: [], courier_delivered: [], courier_failed: [], shopify_refused: [],
   shopify_address_changed: [], shopify_address_updated: ['dispatch'],
   dispatch: ['dispatch'], retry: ['dispatch'], fix: ['dispatch'], redispatch: ['dispatch'], check: [], resolve: [],
-  dispatch_skipped: [], window_closed: [], window_opened: [],
+  dispatch_skipped: [], window_closed: [], window_opened: [], slot_scheduled: [],
 };
 
 const plain = (status: From, more: Partial<Facts> = {}): Facts => ({ status, reasonCode: null, courierOrder: false, sent: false, ...more });

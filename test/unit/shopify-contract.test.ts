@@ -1,6 +1,9 @@
 // Every Admin GraphQL operation the app sends, checked against Shopify's own
 // published 2026-10 schema (@shopify/dev-mcp), with the variables the app
 // builds, and against the access scopes Shopify documents for each field.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../support/paths.ts';
 import { describe, expect, it } from 'vitest';
 import { parse, type OperationDefinitionNode } from 'graphql';
 import * as ops from '../../web/shopify/operations.ts';
@@ -118,7 +121,10 @@ describe('access scopes', () => {
 
   it('requests no scope the operations do not need, and no read scope its write scope already grants', () => {
     const needs = Object.values(OPERATIONS).flatMap((q) => requiredScopes(q));
-    for (const s of scopes) {
+    // Needed by the app's configuration, not by an operation: the app proxy (shopify.dev, app proxies).
+    const forConfig: Record<string, RegExp> = { write_app_proxy: /^\[app_proxy\]$/m };
+    for (const s of scopes.filter((x) => forConfig[x])) expect(readFileSync(join(ROOT, 'shopify.app.toml'), 'utf8')).toMatch(forConfig[s]!);
+    for (const s of scopes.filter((x) => !forConfig[x])) {
       const without = grantedScopes(scopes.filter((x) => x !== s));
       const needed = needs.some((n) => n.anyOf.some((a) => granted.has(a)) && !n.anyOf.some((a) => without.has(a)));
       expect(needed, `${s} is requested but nothing needs it`).toBe(true);

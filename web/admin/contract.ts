@@ -59,7 +59,19 @@ export interface Settings {
   tracking: { expiryDays: number; estimateMinutes: number };
   rates: RatesSettings;
   windows: WindowsSettings;
+  slots: SlotsSettings;
   flow: { sendTestDeliveries: boolean };
+}
+
+/** Delivery slots the customer picks on the cart (web/slots/settings.ts). */
+export interface SlotsSettings {
+  enabled: boolean;
+  slotMinutes: number;
+  daysAhead: number;
+  capacity: number | null;
+  sameDayAsap: boolean;
+  leadMinutes: number;
+  invalidSlot: 'asap' | 'attention';
 }
 
 /** Delivery windows (web/windows/settings.ts): a default and per Shopify location id. */
@@ -149,6 +161,8 @@ export interface DeliverySummary {
   updatedAt: string;
   /** SCHEDULED (outside the delivery window): when it goes out, ISO time. */
   scheduledFor: string | null;
+  /** The delivery slot the customer chose on the cart (web/slots/), ISO times; null without one. */
+  slot: { start: string; end: string } | null;
 }
 
 /** What the geocoder said about the address (web/dispatch/order.ts GeocodeNote). */

@@ -47,6 +47,9 @@ export interface DeliveryRowLike {
   trackingToken?: string | null;
   /** SCHEDULED: when it goes out (web/windows/). */
   scheduledFor?: Date | null;
+  /** The delivery slot the customer chose on the cart, once a place in it was taken (web/slots/). */
+  slotStart?: Date | null;
+  slotEnd?: Date | null;
 }
 
 export interface EventRowLike {
@@ -103,6 +106,7 @@ export function deliverySummary(d: DeliveryRowLike, lastEvent: EventRowLike | nu
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     scheduledFor: d.status === 'SCHEDULED' ? d.scheduledFor ?? null : null,
+    slot: d.slotStart && d.slotEnd ? { start: d.slotStart, end: d.slotEnd } : null,
   };
 }
 

@@ -9,7 +9,7 @@ import { courierUrlPolicy, courierUrlProblem } from '../delivery/address-policy.
 
 // Only what the operations need (test/unit/shopify-contract.test.ts checks against Shopify's
 // published requirements); a write scope grants its read scope.
-export const DEFAULT_SCOPES = 'write_orders,write_merchant_managed_fulfillment_orders,write_fulfillments,read_locations,write_shipping';
+export const DEFAULT_SCOPES = 'write_orders,write_merchant_managed_fulfillment_orders,write_fulfillments,read_locations,write_shipping,write_app_proxy';
 
 // Placeholders that let a fresh clone start in development with no Shopify app (refused in production).
 export const DEV_API_KEY = 'dev-api-key';

@@ -31,6 +31,7 @@ import { problemsMessage } from './service.ts';
 import { checkReference, flagDuplicates } from './duplicates.ts';
 import { decidePickup, skipAtDispatch, waitForRouting } from './pickup.ts';
 import { holdOutsideWindow, openScheduled } from '../windows/dispatch.ts';
+import { holdForSlot } from '../slots/dispatch.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch } from '../fulfillment/events.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
@@ -121,7 +122,10 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     if (where.kind === 'wait') return waitForRouting(ctx, d, where.message);
     if (where.kind === 'skip') return skipAtDispatch(ctx, d, where.code, where.message);
     if (where.kind === 'attention') return attention(ctx, d, where.code, where.message);
-    if (await holdOutsideWindow(ctx, d, settings, where.locationId)) return;
+    // A delivery slot the customer chose on the cart decides when to book (web/slots/); else the window does.
+    const slot = await holdForSlot(ctx, d, d.shopId, settings, order.note_attributes, where.locationId, (m) => attention(ctx, d!, 'slot_unavailable', m));
+    if (slot === 'hold') return;
+    if (slot === 'none' && await holdOutsideWindow(ctx, d, settings, where.locationId)) return;
     const chosen = { locationId: where.locationId, fulfillmentOrderIds: writeFulfillmentOrderIds(where.fulfillmentOrderIds) };
     if (where.movedFrom) {
       await addEvent(ctx.db, d.id, { kind: 'location_moved', source: 'shopify', message: `The fulfillment order moved from location ${where.movedFrom} to ${where.locationName ?? where.locationId}; booking from the new location` });

@@ -46,6 +46,12 @@ export const OrderSnapshotSchema = z.object({
   financial_status: optText,
   // The customer's language at checkout ("de", "fr-CA"): the tracking page speaks it (web/tracking/locale.ts).
   customer_locale: optText,
+  // Cart attributes copied to the order; the cart block's delivery slot is one (web/slots/attributes.ts).
+  note_attributes: z
+    .array(z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]).nullish().transform((v) => (v === null || v === undefined ? null : String(v))) }))
+    .nullish()
+    .transform((v) => v ?? [])
+    .catch([]),
   total_weight: optNumber,
   location_id: id.nullish(),
   // Only the id (to find a customer's deliveries for customers/redact): contact details come from the order itself.

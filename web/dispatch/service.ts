@@ -8,6 +8,7 @@
 // - A Delivery becomes PENDING in the same transaction that enqueues its
 //   dispatch job, so a queued delivery always has a job and vice versa.
 // - Intake never calls the courier or Shopify.
+import { releaseFor } from '../slots/capacity.ts';
 import type { Tx } from '../db/client.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
@@ -133,6 +134,8 @@ export const ordersCancelledHandler: TopicHandler = async ({ tx, shop, payload, 
   if (r.decision.row.to === 'CANCEL_REQUESTED_IN_SHOPIFY') {
     log.warn({ deliveryId: found.id, dispatchJobId: r.row?.dispatchJobId }, 'booked order cancelled in Shopify: the merchant must cancel with the courier');
   } else if (r.decision.row.to === 'SKIPPED') {
+    // Not booked: a place it held in a delivery slot goes back to the cart.
+    if (r.row) await releaseFor(tx, r.row);
     log.info({ deliveryId: found.id }, 'order cancelled before dispatch');
   }
 };

@@ -37,6 +37,9 @@ export type ReasonCode =
   | 'geocode_no_result'
   // Paid outside the pickup location's delivery window (web/windows/): SCHEDULED.
   | 'outside_window'
+  // The customer chose a delivery slot (web/slots/): SCHEDULED for it; or the slot is no longer valid.
+  | 'delivery_slot'
+  | 'slot_unavailable'
   // From the order's fulfillment orders at dispatch time.
   | FulfillmentOrderCode;
 

@@ -28,7 +28,8 @@ export const DELIVERY_STATUSES = [
   'IN_PROGRESS',
   'DELIVERED',
   'CANCEL_REQUESTED_IN_SHOPIFY',
-  // Paid outside the pickup location's delivery window: dispatched at Delivery.scheduledFor (web/windows/).
+  // Paid outside the pickup location's delivery window, or for a delivery slot the customer chose:
+  // dispatched at Delivery.scheduledFor (web/windows/, web/slots/).
   'SCHEDULED',
 ] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -57,6 +58,7 @@ export type SystemEvent =
   | 'shopify_address_updated' // orders/updated brought what a NEEDS_ATTENTION delivery lacked: book again
   | 'window_closed' // the dispatch job found the pickup location outside its delivery window: scheduled
   | 'window_opened' // the scheduled time came and the window is open: dispatch
+  | 'slot_scheduled' // the customer chose a delivery slot and a place in it was taken: booked at its start minus the lead time
   | 'dispatch_skipped'; // the dispatch job read the fulfillment orders: not ours to deliver (pickup, hold, scheduled, …)
 export type LifecycleEvent = SystemEvent | MerchantAction;
 
@@ -179,6 +181,8 @@ export const TRANSITIONS: readonly Row[] = [
   // Delivery windows (web/windows/): the job that schedules enqueues the later dispatch itself (startAfterMs).
   { event: 'window_closed', from: ['PENDING', 'SCHEDULED'], to: 'SCHEDULED', effects: [] },
   { event: 'window_opened', from: ['SCHEDULED'], to: 'PENDING', effects: [] },
+  // Delivery slots (web/slots/): like a window, the job that schedules enqueues the booking job itself.
+  { event: 'slot_scheduled', from: ['PENDING'], to: 'SCHEDULED', effects: [] },
   { event: 'shopify_cancelled', from: ['SCHEDULED'], to: 'SKIPPED', effects: [] },
   // Dispatch now anyway: the window is bypassed for this generation (Delivery.windowBypass).
   { event: 'dispatch', from: ['SCHEDULED'], to: 'PENDING', effects: ['dispatch'] },

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { RatesSettingsSchema } from './rates-schema.ts';
 import { WindowsSettingsSchema } from '../windows/settings.ts';
+import { SlotsSettingsSchema } from '../slots/settings.ts';
 
 export const ENVIRONMENTS = ['test', 'live'] as const;
 export type EnvironmentName = (typeof ENVIRONMENTS)[number];
@@ -99,6 +100,8 @@ export const SettingsSchema = z.object({
   rates: RatesSettingsSchema.prefault({}),
   /** Opening hours, cut-off, closures and preparation time per pickup location (docs/delivery-windows.md). */
   windows: WindowsSettingsSchema,
+  /** Delivery slots the customer picks on the cart (docs/delivery-slots.md). */
+  slots: SlotsSettingsSchema,
   /** Shopify Flow triggers (docs/flow.md). */
   flow: z
     .object({

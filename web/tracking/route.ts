@@ -95,7 +95,7 @@ export function trackingRoutes(ctx: Pick<AppContext, 'db' | 'now' | 'log'>, opts
         return send(res, 410, unavailablePage('expired', { locale, store }), locale.language);
       }
       const view = trackingView(
-        { ...d, status, shippingAddress: () => order?.shipping_address },
+        { ...d, status, shippingAddress: () => order?.shipping_address, chosenSlot: d.slotStart && d.slotEnd ? { from: d.slotStart, to: d.slotEnd } : null },
         d.events,
         {
           courierName: settings.fulfillment.courierName,

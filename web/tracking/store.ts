@@ -23,7 +23,7 @@ export async function findTracked(db: Db, token: string) {
     where: { trackingToken: token },
     select: {
       status: true, createdAt: true, updatedAt: true, generation: true, orderName: true, redactedAt: true, orderJson: true,
-      dispatchedAt: true, scheduledFor: true, locationId: true,
+      dispatchedAt: true, scheduledFor: true, locationId: true, slotStart: true, slotEnd: true,
       shop: { select: { domain: true, settings: true, uninstalledAt: true } },
       events: { select: { kind: true, status: true, applied: true, generation: true, occurredAt: true } },
     },

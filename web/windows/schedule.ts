@@ -36,7 +36,7 @@ export type WindowDecision =
 /** How far ahead an opening is looked for; validation keeps every config well inside it. */
 export const SEARCH_DAYS = 800;
 
-interface LocalDate {
+export interface LocalDate {
   y: number;
   m: number;
   d: number;
@@ -98,16 +98,17 @@ export function parseLocalTime(t: LocalTime): number {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
-function addDays(date: LocalDate, n: number): LocalDate {
+export function addDays(date: LocalDate, n: number): LocalDate {
   const t = new Date(Date.UTC(date.y, date.m - 1, date.d + n));
   return { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate() };
 }
 
-function isoDate(date: LocalDate): string {
+export function isoDate(date: LocalDate): string {
   return `${date.y}-${String(date.m).padStart(2, '0')}-${String(date.d).padStart(2, '0')}`;
 }
 
-function hoursOn(config: WindowConfig, date: LocalDate): OpeningHours | null {
+/** The opening hours on a local date: null when closed (a closure, or a closed weekday). */
+export function hoursOn(config: WindowConfig, date: LocalDate): OpeningHours | null {
   if (config.closures.includes(isoDate(date))) return null;
   return config.hours[WEEKDAYS[new Date(Date.UTC(date.y, date.m - 1, date.d)).getUTCDay()]!] ?? null;
 }

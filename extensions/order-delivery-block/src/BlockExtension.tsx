@@ -20,6 +20,13 @@ interface Delivery {
   trackingUrl: string | null;
   attention: { title: string; detail: string | null; hint: string | null } | null;
   actions: Array<'dispatch' | 'retry' | 'fix' | 'redispatch'>;
+  /** The delivery slot the customer chose on the cart. */
+  slot: { start: string; end: string } | null;
+}
+
+function slotText(slot: { start: string; end: string }): string {
+  const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(slot.start));
+  return `${day}–${new Intl.DateTimeFormat(undefined, { timeStyle: 'short' }).format(new Date(slot.end))}`;
 }
 
 type Tone = 'info' | 'success' | 'warning' | 'critical' | 'neutral';
@@ -113,6 +120,7 @@ function Extension() {
               <s-badge tone={TONES[delivery.status] ?? 'neutral'}>{delivery.statusLabel}</s-badge>
               {delivery.courierStatus && <s-badge tone="info">{delivery.courierStatus.replace(/_/g, ' ')}</s-badge>}
             </s-stack>
+            {delivery.slot && <s-text>Delivery slot: {slotText(delivery.slot)}</s-text>}
             <s-text>Price: {delivery.price ? `${delivery.currency ?? ''} ${delivery.price}` : '—'}</s-text>
             <s-text>Job id: {delivery.dispatchJobId ?? '—'}</s-text>
             {delivery.trackingUrl ? (

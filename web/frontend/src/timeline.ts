@@ -58,14 +58,14 @@ export function courierWords(status: string | null): { key: string; values: Reco
 const DETAILED = new Set([
   'skipped', 'attention', 'failed', 'requeued', 'geocoded', 'location_moved', 'adopted', 'shopify_cancelled', 'address_changed',
   'address_updated', 'address_change_resolved', 'duplicates_resolved', 'duplicate_orders', 'reference_check', 'event_attached',
-  'writeback_failed', 'scheduled',
+  'writeback_failed', 'scheduled', 'slot_scheduled', 'slot_declined',
 ]);
 
-const TONES: Record<string, Step['tone']> = { attention: 'warning', failed: 'critical', writeback_failed: 'warning', shopify_cancelled: 'critical', duplicate_orders: 'critical', address_changed: 'warning' };
+const TONES: Record<string, Step['tone']> = { attention: 'warning', failed: 'critical', writeback_failed: 'warning', shopify_cancelled: 'critical', duplicate_orders: 'critical', address_changed: 'warning', slot_declined: 'warning' };
 const WORDED = new Set([
   'received', 'skipped', 'created', 'writeback', 'writeback_failed', 'fulfilled', 'attention', 'failed', 'requeued', 'geocoded', 'location_moved',
   'adopted', 'shopify_cancelled', 'address_changed', 'address_updated', 'address_change_resolved', 'duplicates_resolved', 'duplicate_orders',
-  'reference_check', 'event_attached', 'routing_complete', 'scheduled', 'window_opened',
+  'reference_check', 'event_attached', 'routing_complete', 'scheduled', 'window_opened', 'slot_scheduled', 'slot_declined',
 ]);
 
 /** One stored event in words (the deliveries list shows the latest). */

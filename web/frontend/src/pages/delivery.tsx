@@ -13,7 +13,7 @@ import { useResource } from '../state.ts';
 import { courierWords, timelineSteps } from '../timeline.ts';
 import type { Action, ActionResult, DeliveryDetail } from '../types.ts';
 import { CandidateCard, FixForm } from './delivery-fix.tsx';
-import { ScheduledAt } from '../components/scheduled.tsx';
+import { ChosenSlot, ScheduledAt } from '../components/scheduled.tsx';
 
 type Simple = Exclude<Action, 'fix'>;
 
@@ -175,6 +175,7 @@ export function DeliveryPage(props: { id: string }) {
             <StatusBadge status={d.status} label={d.statusLabel} />
             {d.courierStatus && <s-badge tone="info">{t('delivery.courierSays', { words: t(courierWords(d.courierStatus).key, courierWords(d.courierStatus).values) })}</s-badge>}
             {d.environment && <s-badge>{t(`env.name.${d.environment === 'live' ? 'live' : 'test'}`)}</s-badge>}
+            <ChosenSlot slot={d.slot} />
             <ScheduledAt at={d.scheduledFor} />
           </s-stack>
           {(simple.length > 0 || canFix) && (

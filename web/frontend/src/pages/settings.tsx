@@ -29,6 +29,7 @@ export const SECTIONS: Section[] = [
   section('dispatch', 'settings.section.dispatch', () => import('../components/settings-dispatch.tsx').then((m) => m.DispatchSettings)),
   section('fulfillment', 'settings.section.fulfillment', () => import('../components/settings-fulfillment.tsx').then((m) => m.FulfillmentSettings)),
   section('windows', 'settings.section.windows', () => import('../components/windows-settings.tsx').then((m) => m.WindowsSettings)),
+  section('slots', 'settings.section.slots', () => import('../components/slots-settings.tsx').then((m) => m.SlotsSettings)),
   section('rates', 'settings.section.rates', () => import('../components/rates-settings.tsx').then((m) => m.RatesSettings)),
   section('privacy', 'settings.section.privacy', () => import('../components/data-requests.tsx').then((m) => m.DataRequests)),
   section('flow', 'settings.section.flow', () => import('../components/flow-settings.tsx').then((m) => m.FlowSettings)),
