@@ -101,6 +101,7 @@ const PAGES: Array<{ name: string; shop: string; path: () => string; customer?: 
   { name: 'Settings › Dispatch rules', shop: SET_UP, path: () => '/settings/dispatch' },
   { name: 'Settings › Fulfillment', shop: SET_UP, path: () => '/settings/fulfillment' },
   { name: 'Settings › Delivery windows', shop: SET_UP, path: () => '/settings/windows' },
+  { name: 'Settings › Delivery slots', shop: SET_UP, path: () => '/settings/slots' },
   { name: 'Settings › Checkout rate', shop: SET_UP, path: () => '/settings/rates' },
   { name: 'Settings › Data requests', shop: SET_UP, path: () => '/settings/privacy' },
   { name: 'Settings › Shopify Flow', shop: SET_UP, path: () => '/settings/flow' },

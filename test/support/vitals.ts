@@ -145,6 +145,22 @@ export async function axeViolations(page: Page): Promise<Pick<PageVitals, 'axe' 
 
 type Metrics = Pick<PageVitals, 'lcpMs' | 'cls' | 'tbtMs'>;
 
+/** Lighthouse's own "please run Lighthouse again" failures: its trace, not the page (seen under load). */
+const TRACE_ERRORS = new Set(['NO_NAVSTART', 'NO_TRACING_STARTED', 'PROTOCOL_TIMEOUT']);
+
+class TraceError extends Error {}
+
+/** lighthouseRun, again in a fresh context when Lighthouse lost its own trace (at most twice more). */
+async function measured<T>(...args: Parameters<typeof lighthouseRun<T>>): Promise<Metrics & { after: T }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await lighthouseRun(...args);
+    } catch (e) {
+      if (!(e instanceof TraceError) || attempt === 3) throw e;
+    }
+  }
+}
+
 /** One Lighthouse navigation in a fresh context; `after` runs in the loaded page before it closes. */
 async function lighthouseRun<T>(audit: AuditBrowser, url: string, prepare: ((page: Page) => Promise<void>) | undefined, after: (page: Page) => Promise<T>): Promise<Metrics & { after: T }> {
   const context = await audit.browser.createBrowserContext();
@@ -154,7 +170,10 @@ async function lighthouseRun<T>(audit: AuditBrowser, url: string, prepare: ((pag
     const result = await lighthouse(url, { output: 'json', logLevel: 'error', onlyCategories: ['performance'] }, desktopConfig, page);
     const lhr = result?.lhr;
     if (!lhr) throw new Error(`Lighthouse gave no result for ${url}`);
-    if (lhr.runtimeError) throw new Error(`Lighthouse could not load ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+    if (lhr.runtimeError) {
+      const E = TRACE_ERRORS.has(lhr.runtimeError.code) ? TraceError : Error;
+      throw new E(`Lighthouse could not load ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+    }
     const metric = (id: string) => {
       const v = lhr.audits[id]?.numericValue;
       if (typeof v !== 'number') throw new Error(`Lighthouse measured no ${id} for ${url}`);
@@ -180,12 +199,12 @@ export async function auditPage(
   url: string,
   opts: { prepare?: (page: Page) => Promise<void>; settled?: (page: Page) => Promise<unknown>; lcpRuns?: number } = {},
 ): Promise<PageVitals> {
-  const first = await lighthouseRun(audit, url, opts.prepare, async (page) => {
+  const first = await measured(audit, url, opts.prepare, async (page) => {
     await opts.settled?.(page);
     return axeViolations(page);
   });
   const runs: Metrics[] = [first];
-  while (runs.at(-1)!.lcpMs > THRESHOLDS.lcpMs && runs.length < (opts.lcpRuns ?? 1)) runs.push(await lighthouseRun(audit, url, opts.prepare, async () => null));
+  while (runs.at(-1)!.lcpMs > THRESHOLDS.lcpMs && runs.length < (opts.lcpRuns ?? 1)) runs.push(await measured(audit, url, opts.prepare, async () => null));
   // Every run measured counts: the median of all of them, never the best alone.
   const lcp = runs.length === 1 ? first.lcpMs : median(runs.map((r) => r.lcpMs));
   return { name, url, lcpMs: lcp, lcpRunsMs: runs.map((r) => r.lcpMs), cls: first.cls, tbtMs: first.tbtMs, ...first.after };
