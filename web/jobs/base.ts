@@ -7,7 +7,7 @@ import type { Database, Tx } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import { afterFailure, assertMaxAttempts, DEFAULT_JOB_RETRY, isRetryable, jobRetryDelay, resolveJobRetryPolicy, retryAfterOf } from '../retry/policy.ts';
 import { assertInterval, assertQueueName, bucketJobId, describeError, msUntilNextBucket, timeBucket } from './policy.ts';
-import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, WorkOptions } from './queue.ts';
+import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, QueueStat, WorkOptions } from './queue.ts';
 
 export interface Registration<T = unknown> {
   name: string;
@@ -78,6 +78,7 @@ export abstract class BaseJobQueue implements JobQueue {
   protected abstract stopBackend(graceMs: number): Promise<void>;
   abstract notify(): void;
   abstract getJob(name: string, id: string): Promise<JobInfo | null>;
+  abstract stats(): Promise<QueueStat[]>;
 
   // ---- JobQueue ----
   async work<T>(name: string, handler: (job: Job<T>) => Promise<void>, opts: WorkOptions<T> = {}): Promise<void> {

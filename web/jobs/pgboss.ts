@@ -50,7 +50,7 @@ import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Registration } from './base.ts';
 import { retryAfterOf } from '../retry/policy.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
-import type { Job, JobInfo, JobRetryPolicy } from './queue.ts';
+import type { Job, JobInfo, JobRetryPolicy, QueueStat } from './queue.ts';
 
 /** A notify() within this long of an enqueue wakes a worker of that queue (the commit may come later). */
 const RECENT_ENQUEUE_MS = 5_000;
@@ -88,6 +88,7 @@ export class PgBossJobQueue extends BaseJobQueue {
   private readonly expireInSeconds: number;
   private readonly heartbeatSeconds: number | undefined;
   private readonly deleteAfterSeconds: number;
+  private readonly schema: string;
   private readonly queues = new Map<string, Promise<void>>();
   private started = false;
   /** When each queue last got a job due now (notify() wakes a worker of those queues). */
@@ -101,6 +102,8 @@ export class PgBossJobQueue extends BaseJobQueue {
     this.expireInSeconds = opts.expireInSeconds ?? 300;
     this.heartbeatSeconds = opts.heartbeatSeconds;
     this.deleteAfterSeconds = opts.deleteAfterSeconds ?? 7 * 24 * 3600;
+    this.schema = opts.schema ?? 'pgboss';
+    if (!/^[a-z_][a-z0-9_]*$/i.test(this.schema)) throw new Error('the pg-boss schema must be a plain identifier');
     const c = target.config;
     this.boss = new PgBoss({
       host: c.host,
@@ -272,6 +275,25 @@ export class PgBossJobQueue extends BaseJobQueue {
       maxAttempts: j.retryLimit === MAX_ATTEMPTS_BY_WORKER.pgBossRetryLimit ? null : j.retryLimit,
       lastError: recordedErrorMessage(j.output),
     };
+  }
+
+  async stats(): Promise<QueueStat[]> {
+    if (!this.started) return [];
+    const schema = this.schema;
+    const { rows } = await this.boss.getDb().executeSql(
+      `SELECT name,
+              count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now()) AS waiting,
+              count(*) FILTER (WHERE state = 'active') AS active,
+              COALESCE(EXTRACT(EPOCH FROM now() - min(start_after) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())), 0) AS lag
+         FROM ${schema}.job WHERE state IN ('created', 'retry', 'active') GROUP BY name`,
+      [],
+    );
+    return (rows as Array<{ name: string; waiting: string; active: string; lag: string }>).map((r) => ({
+      name: r.name,
+      waiting: Number(r.waiting),
+      active: Number(r.active),
+      lagSeconds: Math.max(0, Number(r.lag)),
+    }));
   }
 
   protected async stopBackend(graceMs: number): Promise<void> {

@@ -66,6 +66,9 @@
 // name and attempt, never the payload.
 import type { Tx } from '../db/client.ts';
 import type { JobRetryPolicy } from '../retry/policy.ts';
+import type { QueueStat } from '../ops/metrics.ts';
+
+export type { QueueStat };
 
 export type { JobRetryPolicy };
 
@@ -159,6 +162,8 @@ export interface JobQueue {
    * open SQLite transaction: it takes its own, which waits for that one.
    */
   getJob(name: string, id: string): Promise<JobInfo | null>;
+  /** Per queue: jobs due and waiting, running, and the oldest waiting job's age (for /metrics). */
+  stats(): Promise<QueueStat[]>;
   /** Stops claiming, waits for running handlers up to graceMs (default 10 s), gives back the rest. */
   stop(opts?: { graceMs?: number }): Promise<void>;
 }

@@ -49,3 +49,10 @@ export function outcomeUpdate(outcome: Exclude<Outcome, { kind: 'abandoned' }>, 
       return { sql: `UPDATE "Job" SET "state" = 'failed', "lastError" = ?, ${unlock} ${fence}`, args: [outcome.message, sqliteTime(now)] };
   }
 }
+
+/** Per queue: due waiting jobs, running jobs, the oldest due waiting job's runAt. Binds: now, now. */
+export const QUEUE_STATS = `SELECT "queue",
+         SUM(CASE WHEN "state" IN ('created', 'retry') AND "runAt" <= ? THEN 1 ELSE 0 END) AS "waiting",
+         SUM(CASE WHEN "state" = 'active' THEN 1 ELSE 0 END) AS "active",
+         MIN(CASE WHEN "state" IN ('created', 'retry') AND "runAt" <= ? THEN "runAt" END) AS "oldest"
+       FROM "Job" WHERE "state" IN ('created', 'retry', 'active') GROUP BY "queue"`;
