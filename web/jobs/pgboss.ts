@@ -80,6 +80,8 @@ export interface PgBossQueueOptions extends BaseOptions {
 }
 
 const POLICY = 'exclusive';
+/** Queues whose jobs carry ordering keys (queue.ts guarantee 8). */
+const ORDERED_POLICY = 'key_strict_fifo';
 
 export class PgBossJobQueue extends BaseJobQueue {
   readonly backend = 'pg-boss' as const;
@@ -148,14 +150,15 @@ export class PgBossJobQueue extends BaseJobQueue {
    * CONFLICT DO NOTHING, so an existing queue keeps its settings). Created
    * from an enqueue, it carries the default delays until a worker registers.
    */
-  private ensureQueue(name: string): Promise<void> {
+  private ensureQueue(name: string, ordered: boolean): Promise<void> {
     let p = this.queues.get(name);
     if (!p) {
+      const policy = ordered ? ORDERED_POLICY : POLICY;
       p = (async () => {
-        await this.boss.createQueue(name, { policy: POLICY, ...this.queueOptions(this.registrations.get(name)?.retry ?? this.defaults) });
+        await this.boss.createQueue(name, { policy, ...this.queueOptions(this.registrations.get(name)?.retry ?? this.defaults) });
         const q = await this.boss.getQueue(name);
-        if (q?.policy !== POLICY) {
-          throw new Error(`pg-boss queue ${name} has policy ${q?.policy}, expected ${POLICY}; singleton keys would not hold`);
+        if (q?.policy !== policy) {
+          throw new Error(`pg-boss queue ${name} has policy ${q?.policy}, expected ${policy}; ${ordered ? 'ordering' : 'singleton'} keys would not hold`);
         }
       })();
       this.queues.set(name, p);
@@ -165,7 +168,7 @@ export class PgBossJobQueue extends BaseJobQueue {
   }
 
   protected async startWorker(reg: Registration): Promise<void> {
-    await this.ensureQueue(reg.name);
+    await this.ensureQueue(reg.name, reg.ordered);
     // The worker's policy (and this instance's expiry settings) for jobs inserted from now on.
     await this.boss.updateQueue(reg.name, this.queueOptions(reg.retry));
     await this.boss.work(
@@ -225,12 +228,13 @@ export class PgBossJobQueue extends BaseJobQueue {
 
   protected async insert(tx: Tx, req: InsertRequest): Promise<string | null> {
     if (!this.started) throw new Error('start() the pg-boss job queue before enqueueing');
-    await this.ensureQueue(req.name);
+    await this.ensureQueue(req.name, req.orderingKey !== null);
     if (req.startAfterMs === 0) this.lastEnqueue.set(req.name, Date.now());
     return this.boss.send(req.name, req.data as object, {
       db: fromPrisma(tx),
       id: req.id,
-      singletonKey: req.singletonKey !== null ? `key:${req.singletonKey}` : `id:${req.id}`,
+      // key_strict_fifo: the ordering key is pg-boss's singleton key (one running per key, FIFO).
+      singletonKey: req.orderingKey !== null ? `key:${req.orderingKey}` : req.singletonKey !== null ? `key:${req.singletonKey}` : `id:${req.id}`,
       ...(req.startAfterMs > 0 ? { startAfter: req.startAfterMs / 1000 } : {}),
       expireInSeconds: this.expireInSeconds,
       ...(this.heartbeatSeconds ? { heartbeatSeconds: this.heartbeatSeconds } : {}),

@@ -116,6 +116,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       req.name,
       JSON.stringify(req.data),
       req.singletonKey,
+      req.orderingKey,
       sqliteTime(now + req.startAfterMs),
       req.maxAttempts ?? MAX_ATTEMPTS_BY_WORKER.sqlite,
       sqliteTime(now),

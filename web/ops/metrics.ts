@@ -68,39 +68,51 @@ export function setMetricsSources(s: Sources): void {
   sources = s;
 }
 
-const inboxPending = new Gauge({
+/** One read per scrape: the gauges of one source are collected concurrently and share it. */
+function shared<T>(read: () => Promise<T> | undefined, empty: T): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | null = null;
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at > 250) last = { at: now, value: Promise.resolve(read()).then((v) => v ?? empty, () => empty) };
+    return last.value;
+  };
+}
+const inboxNow = shared(() => sources.inbox?.(), { pending: 0, oldestAgeSeconds: 0 });
+const queuesNow = shared(() => sources.queues?.(), [] as QueueStat[]);
+
+new Gauge({
   name: 'sdd_inbox_pending',
   help: 'Webhooks stored and not yet processed.',
   registers: [registry],
   async collect() {
-    const d = await sources.inbox?.().catch(() => null);
-    this.set(d?.pending ?? 0);
-    inboxAge.set(d?.oldestAgeSeconds ?? 0);
+    this.set((await inboxNow()).pending);
   },
 });
-const inboxAge = new Gauge({ name: 'sdd_inbox_oldest_age_seconds', help: 'Age of the oldest unprocessed webhook.', registers: [registry] });
-
-const queueWaiting = new Gauge({
-  name: 'sdd_queue_waiting_jobs',
-  help: 'Jobs due and waiting, per queue.',
-  labelNames: ['queue'] as const,
+new Gauge({
+  name: 'sdd_inbox_oldest_age_seconds',
+  help: 'Age of the oldest unprocessed webhook.',
   registers: [registry],
   async collect() {
-    const stats = (await sources.queues?.().catch(() => null)) ?? [];
-    this.reset();
-    queueActive.reset();
-    queueLag.reset();
-    for (const q of stats) {
-      this.set({ queue: q.name }, q.waiting);
-      queueActive.set({ queue: q.name }, q.active);
-      queueLag.set({ queue: q.name }, q.lagSeconds);
-    }
+    this.set((await inboxNow()).oldestAgeSeconds);
   },
 });
-const queueActive = new Gauge({ name: 'sdd_queue_active_jobs', help: 'Jobs running, per queue.', labelNames: ['queue'] as const, registers: [registry] });
-const queueLag = new Gauge({ name: 'sdd_queue_lag_seconds', help: 'Age of the oldest due waiting job, per queue.', labelNames: ['queue'] as const, registers: [registry] });
-void inboxPending;
-void queueWaiting;
+
+function queueGauge(name: string, help: string, value: (q: QueueStat) => number) {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      const stats = await queuesNow();
+      this.reset();
+      for (const q of stats) this.set({ queue: q.name }, value(q));
+    },
+  });
+}
+queueGauge('sdd_queue_waiting_jobs', 'Jobs due and waiting, per queue.', (q) => q.waiting);
+queueGauge('sdd_queue_active_jobs', 'Jobs running, per queue.', (q) => q.active);
+queueGauge('sdd_queue_lag_seconds', 'Age of the oldest due waiting job, per queue.', (q) => q.lagSeconds);
 
 export const inboxMetrics = {
   processed(source: string, result: 'done' | 'ignored' | 'failed'): void {
