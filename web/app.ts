@@ -42,11 +42,11 @@ export function buildApp(s: AppServices): Express {
   // Intake is one insert into the inbox; the inbox worker (web/inbox/worker.ts) processes it.
   app.post('/api/webhooks', ...shopifyWebhookRoute({
     apiSecret: s.shopify.api.config.apiSecretKey,
-    db: ctx.db,
+    database: ctx.database,
     provider: ctx.database.provider,
     box: ctx.box,
     topics: new Set(Object.keys(shopifyTopicHandlers(ctx))),
-    notify: () => ctx.inbox?.notify(),
+    received: () => ctx.inbox?.received(),
     now: ctx.now,
     log: ctx.log,
   }));

@@ -50,6 +50,8 @@ type RowResult = { ok: true; outcome: string | null } | { ok: false; permanent: 
 
 const TX = { maxWait: 15_000, timeout: 60_000 };
 const PRUNE_EVERY_MS = 10 * 60_000;
+/** Intake counts as busy this long after its last insert. */
+const INTAKE_BUSY_MS = 100;
 
 /** Backoff before attempt n+1 of a row that threw: 1 s, 2 s, 4 s … capped at 10 min. */
 export function inboxRetryDelayMs(attempts: number): number {
@@ -69,6 +71,7 @@ export class InboxWorker {
   #pass: Promise<void> | null = null;
   #again = false;
   #lastPrune = 0;
+  #lastIntake = -Infinity;
 
   constructor(ctx: Ctx, handlers: TopicHandlers, opts: InboxOptions = {}) {
     this.#ctx = ctx;
@@ -89,7 +92,13 @@ export class InboxWorker {
     this.notify();
   }
 
-  /** Wakes the worker (after an insert commits). */
+  /** An intake insert committed: wake the worker, and note that intake is busy (see #loop). */
+  received(): void {
+    this.#lastIntake = performance.now();
+    this.notify();
+  }
+
+  /** Wakes the worker. */
   notify(): void {
     if (!this.#running) return;
     if (this.#pass) {
@@ -122,8 +131,18 @@ export class InboxWorker {
 
   async #loop(): Promise<void> {
     try {
-      // Full batches mean more is waiting: keep going without a poll in between.
-      while (this.#running && (await this.drainOnce()) >= this.#batchSize);
+      // Until the inbox is empty. better-sqlite3 answers synchronously, so a batch is one long
+      // run of microtasks: the worker yields to I/O between rows and between batches, and while
+      // webhooks are arriving it leaves the process (and SQLite's one writer) to intake two thirds
+      // of the time. A burst is acknowledged at once and drained at the pace left over.
+      for (;;) {
+        const started = performance.now();
+        const claimed = await this.drainOnce();
+        if (!this.#running || claimed === 0) break;
+        const took = performance.now() - started;
+        const busy = performance.now() - this.#lastIntake < INTAKE_BUSY_MS;
+        await new Promise((r) => (busy ? setTimeout(r, Math.min(2 * took, 200)) : setImmediate(r)));
+      }
       if (this.#ctx.now() - this.#lastPrune >= PRUNE_EVERY_MS) await this.#prune();
     } catch (e) {
       this.#ctx.log.warn({ err: errorMessage(e) }, 'inbox pass failed; retrying at the next poll');
@@ -143,6 +162,7 @@ export class InboxWorker {
         for (const row of claimed) {
           // The rest of a slow batch stays pending for the next one (it was only read, not changed).
           if (done.length && performance.now() - started > this.#batchMs) break;
+          if (done.length) await new Promise((r) => setImmediate(r)); // let waiting requests in
           const r = await this.#process(tx, row, false, after);
           const id = Number(row.id);
           if (!r.ok) await markFailed(tx, this.#provider, id, 'failed', r.permanent, now, now);

@@ -10,7 +10,7 @@
 // nothing; a body that cannot be processed is failed in the inbox, where the
 // operator sees it (`npm run cli -- inbox`, /metrics), never dropped silently.
 import express, { type Request, type Response } from 'express';
-import type { Db } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import { startIntakeTimer } from '../ops/metrics.ts';
 import type { SecretBox } from '../security/crypto.ts';
@@ -32,13 +32,14 @@ export const topicForStorage = (topic: string) => topic.toUpperCase().replace(/\
 
 export interface WebhookIntakeDeps {
   apiSecret: string;
-  db: Db;
+  /** Its execute(): the insert is one statement outside Prisma (web/db/client.ts). */
+  database: Pick<Database, 'execute'>;
   provider: Provider;
   box: SecretBox;
   /** Topics the inbox worker handles (storage form); others are acknowledged and not stored. */
   topics: ReadonlySet<string>;
-  /** Wakes the inbox worker after an insert. */
-  notify(): void;
+  /** Tells the inbox worker after an insert. */
+  received(): void;
   now(): number;
   log: Logger;
 }
@@ -78,7 +79,7 @@ export function shopifyWebhookRoute(deps: WebhookIntakeDeps) {
       const now = deps.now();
       let inserted: number;
       try {
-        inserted = await deps.db.$executeRawUnsafe(insert, 'shopify', webhookId, topic, shop, deps.box.encrypt(raw.toString('utf8')), dbTime(deps.provider, now), dbTime(deps.provider, now));
+        inserted = await deps.database.execute(insert, ['shopify', webhookId, topic, shop, deps.box.encrypt(raw.toString('utf8')), dbTime(deps.provider, now), dbTime(deps.provider, now)]);
       } catch (e) {
         log.error({ err: (e as Error).message, shop, topic, webhookId }, 'shopify webhook could not be stored; Shopify will retry');
         return answer(503, { error: 'webhook could not be stored; it will be retried' });
@@ -88,7 +89,7 @@ export function shopifyWebhookRoute(deps: WebhookIntakeDeps) {
         return answer(200, { ok: true, duplicate: true });
       }
       answer(200, { ok: true });
-      deps.notify();
+      deps.received();
     },
   ];
 }
