@@ -97,16 +97,30 @@ export function isUniqueViolation(error: unknown): boolean {
 type AdapterFactory = ConstructorParameters<typeof PrismaClient>[0] extends { adapter?: infer A } ? NonNullable<A> : never;
 
 function isolateSqliteTransactions(factory: PrismaBetterSQLite3, direct: { run?: Database['execute'] }): AdapterFactory {
-  let tail: Promise<void> = Promise.resolve();
-  const acquire = (): Promise<() => void> => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const ready = tail.then(() => release);
-    tail = tail.then(() => held);
-    return ready;
-  };
-  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-    const release = await acquire();
+  // Handed from holder to holder through setImmediate, so requests waiting for I/O get in between
+  // (better-sqlite3 answers synchronously: a chain of statements never yields on its own). The
+  // webhook inbox insert asks with priority: it waits for the holder, not for the whole queue.
+  let held = false;
+  const queue: Array<() => void> = [];
+  const acquire = (priority = false): Promise<() => void> =>
+    new Promise((resolve) => {
+      let done = false;
+      const release = () => {
+        if (done) return;
+        done = true;
+        const next = queue.shift();
+        if (next) setImmediate(next);
+        else held = false;
+      };
+      const grant = () => resolve(release);
+      if (!held) {
+        held = true;
+        grant();
+      } else if (priority) queue.unshift(grant);
+      else queue.push(grant);
+    });
+  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, priority = false) => async (...a: A): Promise<R> => {
+    const release = await acquire(priority);
     try {
       return await fn(...a);
     } finally {
@@ -123,7 +137,7 @@ function isolateSqliteTransactions(factory: PrismaBetterSQLite3, direct: { run?:
       const prepare = cachingPrepare(client.prepare.bind(client));
       client.prepare = (sql: string) => prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql);
       for (const m of ['queryRaw', 'executeRaw', 'executeScript'] as const) a[m] = guarded(a[m].bind(adapter));
-      direct.run = guarded(async (sql: string, args: unknown[]) => Number((prepare(sql).bind(args).run() as { changes: number | bigint }).changes));
+      direct.run = guarded(async (sql: string, args: unknown[]) => Number((prepare(sql).bind(args).run() as { changes: number | bigint }).changes), true);
       const start = a.startTransaction.bind(adapter);
       a.startTransaction = async (isolation?: unknown) => {
         const release = await acquire();
