@@ -27,6 +27,10 @@ import { SHOPIFY_ATTEMPTS_IN_JOBS } from './retry/budget.ts';
 import { appClock, type Clock } from './ops/clock.ts';
 import { dispatchDue } from './windows/dispatch.ts';
 import { startFlowWorkers } from './flow/index.ts';
+import { InboxWorker, type InboxOptions } from './inbox/worker.ts';
+import { shopifyTopicHandlers } from './inbox/topics.ts';
+import type { CachingSessionStorage } from './db/session-storage.ts';
+import { setMetricsSources } from './ops/metrics.ts';
 
 export interface RuntimeOptions {
   /** Run job workers in this process (the server); the CLI only enqueues. */
@@ -41,6 +45,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Shopify Flow: how often the trigger relay looks for new triggers (web/flow/triggers.ts). */
   flow?: { relayIntervalMs?: number };
+  /** The webhook inbox's worker (web/inbox/worker.ts). */
+  inbox?: InboxOptions;
 }
 
 export interface Runtime {
@@ -106,10 +112,18 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   }
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();
+  if (opts.workers) {
+    const sessions = sessionStorage as Partial<CachingSessionStorage>;
+    const inbox = new InboxWorker(ctx, shopifyTopicHandlers(ctx, (shop) => sessions.forgetShop?.(shop)), opts.inbox);
+    ctx.inbox = inbox;
+    setMetricsSources({ inbox: () => inbox.depth(), queues: () => queue.stats() });
+    inbox.start();
+  }
   return {
     ctx,
     shopify,
     async close() {
+      await ctx.inbox?.stop();
       await flow?.stop();
       await queue.stop({ graceMs: 10_000 });
     },
