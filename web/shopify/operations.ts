@@ -34,7 +34,7 @@ export const ORDER_FULFILLMENT_ORDERS = /* GraphQL */ `
   query OrderFulfillmentOrders($id: ID!) {
     order(id: $id) {
       id
-      fulfillmentOrders(first: 20) {
+      fulfillmentOrders(first: 5) {
         nodes {
           id
           status
@@ -44,7 +44,7 @@ export const ORDER_FULFILLMENT_ORDERS = /* GraphQL */ `
           lineItems(first: 100) { nodes { id remainingQuantity requiresShipping } }
         }
       }
-      fulfillments(first: 50) { id status trackingInfo(first: 5) { company number url } }
+      fulfillments(first: 10) { id status trackingInfo(first: 1) { company number url } }
     }
   }`;
 
@@ -211,7 +211,7 @@ export const ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH = /* GraphQL */ `
     order(id: $id) {
       id
       createdAt
-      fulfillmentOrders(first: 20) {
+      fulfillmentOrders(first: 5) {
         nodes {
           id
           status
