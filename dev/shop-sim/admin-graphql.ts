@@ -521,6 +521,13 @@ const HANDLERS: Record<string, Handler> = {
     return { data: { tagsAdd: { node: { id: gid('Order', o.id) }, userErrors: [] } } };
   },
 
+  // The app's booking write: both mutation fields of one document, run in order as Shopify runs them.
+  BookingWrite(shop, v) {
+    const set = HANDLERS.MetafieldsSet!(shop, { metafields: v.metafields });
+    const tag = HANDLERS.TagsAdd!(shop, { id: v.id, tags: v.tags });
+    return { data: { ...(set.data as object), ...(tag.data as object) }, userErrors: !!(set.userErrors || tag.userErrors) };
+  },
+
   // Sent by shopify-app-express's validateAuthenticatedSession() on every /api request to check the offline token.
   shopifyAppShopName(shop) {
     return { data: { shop: { name: shop.domain.replace(/\.myshopify\.com$/, '') } } };

@@ -254,5 +254,7 @@ export interface ApiLimitsView {
   spent: number;
   throttled: number;
   deepestOverdraw: number;
+  /** The lowest the bucket would have gone had Shopify run every call the app sent (dev/shop-sim/cost.ts). */
+  lowestDemand: number;
   paidCalls: number;
 }

@@ -189,11 +189,20 @@ export class CostBucket {
   throttled = 0;
   /** The most any request asked beyond what the bucket held (0: never). */
   deepestOverdraw = 0;
+  /**
+   * The bucket as if Shopify had run every call the app sent: refused ones are taken too.
+   * Its lowest point is how far the app's own pacing overdrew the bucket (a client that
+   * sends only what the bucket can pay keeps it above minus one call's cost).
+   */
+  demand: number;
+  lowestDemand: number;
 
   constructor(limits: BucketLimits, now: () => number = Date.now) {
     this.limits = { ...limits };
     this.now = now;
     this.available = limits.maximumAvailable;
+    this.demand = limits.maximumAvailable;
+    this.lowestDemand = this.demand;
     this.at = now();
   }
 
@@ -201,11 +210,15 @@ export class CostBucket {
     this.refill();
     this.limits = { ...limits };
     this.available = Math.min(this.available, limits.maximumAvailable);
+    this.demand = Math.min(this.demand, limits.maximumAvailable);
+    this.lowestDemand = this.demand;
   }
 
   refill(): number {
     const t = this.now();
-    this.available = Math.min(this.limits.maximumAvailable, this.available + ((t - this.at) / 1000) * this.limits.restoreRate);
+    const restored = ((t - this.at) / 1000) * this.limits.restoreRate;
+    this.available = Math.min(this.limits.maximumAvailable, this.available + restored);
+    this.demand = Math.min(this.limits.maximumAvailable, this.demand + restored);
     this.at = t;
     return this.available;
   }
@@ -213,6 +226,8 @@ export class CostBucket {
   /** Takes the requested cost if the bucket can pay it; false = THROTTLED (nothing taken). */
   take(requested: number): boolean {
     this.refill();
+    this.demand -= requested;
+    this.lowestDemand = Math.min(this.lowestDemand, this.demand);
     if (requested > this.available) {
       this.deepestOverdraw = Math.max(this.deepestOverdraw, requested - this.available);
       this.throttled += 1;
@@ -225,6 +240,7 @@ export class CostBucket {
   /** After the query ran: the difference between requested and actual comes back. */
   refund(requested: number, actual: number): void {
     this.available = Math.min(this.limits.maximumAvailable, this.available + Math.max(0, requested - actual));
+    this.demand = Math.min(this.limits.maximumAvailable, this.demand + Math.max(0, requested - actual));
     this.spent += actual;
   }
 

@@ -337,7 +337,7 @@ export class SimState {
 
   apiLimitsView(s: SimShop) {
     const b = s.bucket;
-    return { ...b.status(), spent: b.spent, throttled: b.throttled, deepestOverdraw: b.deepestOverdraw, paidCalls: s.log.filter((e) => e.outcome === 'ok' || e.outcome === 'user_errors').length };
+    return { ...b.status(), spent: b.spent, throttled: b.throttled, deepestOverdraw: b.deepestOverdraw, lowestDemand: b.lowestDemand, paidCalls: s.log.filter((e) => e.outcome === 'ok' || e.outcome === 'user_errors').length };
   }
 
   failNext(s: SimShop, operation: unknown, message: unknown): void {

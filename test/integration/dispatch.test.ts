@@ -43,7 +43,7 @@ describe('orders/paid → courier order', () => {
     expect(m[METAFIELD('job_id')]?.value).toBe(courierOrder!.dispatchId);
     expect(m[METAFIELD('courier_order_id')]?.value).toBe(courierOrder!.id);
     expect(JSON.parse(m[METAFIELD('delivery_price')]!.value)).toEqual({ amount: courierOrder!.deliveryPrice, currency_code: 'ZAR' });
-    const call = sim.log.find((l) => l.operationName === 'MetafieldsSet')!;
+    const call = sim.log.find((l) => l.operationName === 'BookingWrite')!;
     expect(JSON.stringify(call.variables)).toContain(courierOrder!.dispatchId);
   });
 

@@ -7,6 +7,7 @@ import * as ops from '../../web/shopify/operations.ts';
 import { adminSchema, answerProblems } from '../../dev/shop-sim/contract.ts';
 import { actualCost, CostBucket, MAX_QUERY_COST, PLANS, requestedCost } from '../../dev/shop-sim/cost.ts';
 import { handleAdminGraphql, SimShop } from '../../dev/shop-sim/admin-graphql.ts';
+import { OPERATION_COST } from '../../web/shopify/operation-costs.ts';
 
 const schema = adminSchema();
 const TOKEN = 'shpat_cost';
@@ -116,5 +117,16 @@ describe('answers through handleAdminGraphql', () => {
     expect(r.errors[0].message).toMatch(/^Query cost is 2063, which exceeds the single query max cost limit \(1000\)/);
     expect(r.data).toBeUndefined();
     expect(r.extensions.cost.throttleStatus.currentlyAvailable).toBe(2000);
+  });
+});
+
+describe('the costs the app declares for its pacer (web/shopify/operation-costs.ts)', () => {
+  it('equal Shopify\'s calculation for every operation in operations.ts', () => {
+    const calculated = Object.fromEntries(
+      (Object.values(ops) as unknown[])
+        .filter((v): v is string => typeof v === 'string' && /^\s*(query|mutation)\s/.test(v))
+        .map((q) => [(parse(q).definitions[0] as OperationDefinitionNode).name!.value, requestedCost(schema, q, {})]),
+    );
+    expect(OPERATION_COST).toEqual(calculated);
   });
 });
