@@ -65,7 +65,7 @@ for (const provider of part === 'shopify' ? [] : providers) {
   );
 }
 if (part !== 'intake') {
-  const shopify = { n: Number(process.env.BENCH_SHOPIFY_ORDERS ?? (quick ? 30 : 300)), rate: Number(process.env.BENCH_SHOPIFY_RATE ?? (quick ? 10 : 20)), timeoutMs: Number(process.env.BENCH_SHOPIFY_TIMEOUT_MS ?? 900_000) };
+  const shopify = { n: Number(process.env.BENCH_SHOPIFY_ORDERS ?? (quick ? 30 : Math.min(300, N))), rate: Number(process.env.BENCH_SHOPIFY_RATE ?? (quick ? 10 : 20)), timeoutMs: Number(process.env.BENCH_SHOPIFY_TIMEOUT_MS ?? 900_000) };
   console.log(`\nShopify side: ${shopify.n} orders at ${shopify.rate}/s, a second shop paying 1 order/s meanwhile, the courier one status a second`);
   for (const provider of providers) for (const plan of ['standard', 'plus'] as const) figures.push(...(await shopifySide(provider, plan, shopify)));
 }
