@@ -7,7 +7,7 @@ import type { Job } from '../jobs/queue.ts';
 import { ShopifyBudgetWait } from './pacer.ts';
 
 /** How long a job's Shopify call may wait for the budget in its worker before it is deferred instead. */
-export const DEFER_AFTER_MS = 2_000;
+export const DEFER_AFTER_MS = 250;
 const MAX_DEFER_MS = 60_000;
 
 export function paced<T>(ctx: Pick<AppContext, 'db' | 'queue' | 'log'>, name: string, handler: (job: Job<T>) => Promise<void>): (job: Job<T>) => Promise<void> {

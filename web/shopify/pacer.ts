@@ -165,6 +165,10 @@ export class ShopifyPacer {
   readonly #o: PacerOptions;
   /** Requested costs Shopify reported, by operation: they replace the declared ones. */
   readonly #learned = new Map<string, number>();
+  /** Actual costs Shopify reported, by operation: what a deferred call will really spend. */
+  readonly #actual = new Map<string, number>();
+  /** Per shop: when the last job deferred in this process was told to come back. */
+  readonly #horizon = new Map<string, number>();
 
   constructor(o: PacerOptions) {
     this.#o = o;
@@ -189,14 +193,30 @@ export class ShopifyPacer {
       const waitMs = await this.#o.store.take(shop, cost, now, reserve);
       if (waitMs <= 0) return;
       this.#o.onWait?.({ shop, operation, waitMs, reason });
-      if (o.deferAfterMs !== undefined && waitMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, waitMs);
+      if (o.deferAfterMs !== undefined && waitMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, this.#deferral(shop, operation, now, waitMs));
       await this.#o.sleep(waitMs);
       reason = 'budget';
     }
   }
 
+  /**
+   * Deferred jobs of one shop come back one after another, spaced by what each will really
+   * spend (its actual cost at the restore rate), not all at the moment the first could pay.
+   */
+  #deferral(shop: string, operation: string, now: number, waitMs: number): number {
+    const rate = this.#rates.get(shop) ?? UNKNOWN_BUDGET.restoreRate;
+    const spend = this.#actual.get(operation) ?? this.costOf(operation);
+    const slot = Math.max(now + waitMs, this.#horizon.get(shop) ?? 0);
+    this.#horizon.set(shop, slot + (spend / rate) * 1000);
+    return Math.ceil(slot - now);
+  }
+
+  readonly #rates = new Map<string, number>();
+
   async settle(shop: string, operation: string, report: CostReport): Promise<void> {
     if (report.requested > 0) this.#learned.set(operation, report.requested);
+    if (report.actual !== null) this.#actual.set(operation, report.actual);
+    if (report.status) this.#rates.set(shop, report.status.restoreRate);
     await this.#o.store.settle(shop, report, this.#o.now());
   }
 
