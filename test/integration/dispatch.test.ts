@@ -213,6 +213,8 @@ describe.runIf(testProvider() === 'postgres')('several app instances on one Post
     try {
       const shop = 'scale.myshopify.com';
       const sim = await installShop(s, shop);
+      // A Plus bucket: 200 orders' Shopify calls on a standard one take a minute of restore (docs/shopify-rate-limits.md).
+      sim.bucket.setLimits({ maximumAvailable: 20_000, restoreRate: 1_000 });
       const orders = Array.from({ length: 200 }, () => paidOrder());
       for (const o of orders) sim.addOrder(o);
       const targets = [s.app.url, second.url];

@@ -125,7 +125,7 @@ export class PgBudgetStore implements BudgetStore {
 
 /** Customer-visible writes (fulfillment with tracking, out for delivery, delivered) go first when a shop is behind. */
 export type Priority = 'visible' | 'background';
-/** The share of a shop's bucket background calls leave for customer-visible ones. */
+/** The share of a shop's bucket background calls leave for customer-visible ones (and never less than the largest call). */
 export const VISIBLE_RESERVE = 0.25;
 
 /** A throttle wait, for /metrics and logs (onShopifyThrottleWait in admin-api.ts). */
@@ -170,8 +170,11 @@ export class ShopifyPacer {
   /** Per shop: when the last job deferred in this process was told to come back. */
   readonly #horizon = new Map<string, number>();
 
+  readonly #largest: number;
+
   constructor(o: PacerOptions) {
     this.#o = o;
+    this.#largest = Math.max(0, ...Object.values(o.costs));
   }
 
   costOf(operation: string): number {
@@ -189,7 +192,8 @@ export class ShopifyPacer {
     for (;;) {
       const now = this.#o.now();
       // The reserve is a share of the bucket as last reported (the standard plan's until then).
-      const reserve = o.priority === 'background' ? VISIBLE_RESERVE * (await this.#maximum(shop)) : 0;
+      // At least the largest call's cost: a big read must not starve behind a stream of small background writes.
+      const reserve = o.priority === 'background' ? Math.max(VISIBLE_RESERVE * (await this.#maximum(shop)), this.#largest) : 0;
       const waitMs = await this.#o.store.take(shop, cost, now, reserve);
       if (waitMs <= 0) return;
       this.#o.onWait?.({ shop, operation, waitMs, reason });
