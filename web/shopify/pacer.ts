@@ -96,20 +96,25 @@ interface BudgetRow { available: number; maximum: number; restoreRate: number; a
 /** PostgreSQL: a row per shop, read and written under its row lock, so instances take from one budget. */
 export class PgBudgetStore implements BudgetStore {
   readonly db: Db;
+  readonly #rows = new Set<string>();
   constructor(db: Db) {
     this.db = db;
   }
 
   async #update(shop: string, now: number, f: (b: Budget) => { budget: Budget; waitMs: number }): Promise<number> {
     return this.db.$transaction(async (tx) => {
-      const fresh = freshBudget(now);
-      await tx.$executeRaw`INSERT INTO "ShopifyBudget" ("shop", "available", "maximum", "restoreRate", "at")
-        VALUES (${shop}, ${fresh.available}, ${fresh.maximum}, ${fresh.restoreRate}, ${BigInt(now)}) ON CONFLICT ("shop") DO NOTHING`;
+      // The row is created once; this process remembers it exists (rows are never deleted).
+      if (!this.#rows.has(shop)) {
+        const fresh = freshBudget(now);
+        await tx.$executeRaw`INSERT INTO "ShopifyBudget" ("shop", "available", "maximum", "restoreRate", "at")
+          VALUES (${shop}, ${fresh.available}, ${fresh.maximum}, ${fresh.restoreRate}, ${BigInt(now)}) ON CONFLICT ("shop") DO NOTHING`;
+      }
       const [row] = await tx.$queryRaw<BudgetRow[]>`SELECT "available", "maximum", "restoreRate", "at" FROM "ShopifyBudget" WHERE "shop" = ${shop} FOR UPDATE`;
       const current: Budget = { available: row!.available, maximum: row!.maximum, restoreRate: row!.restoreRate, at: Number(row!.at) };
       const r = f(current);
       await tx.$executeRaw`UPDATE "ShopifyBudget" SET "available" = ${r.budget.available}, "maximum" = ${r.budget.maximum},
         "restoreRate" = ${r.budget.restoreRate}, "at" = ${BigInt(r.budget.at)} WHERE "shop" = ${shop}`;
+      this.#rows.add(shop);
       return r.waitMs;
     });
   }
