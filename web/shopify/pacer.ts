@@ -226,6 +226,9 @@ export class ShopifyPacer {
     if (report.requested > 0) this.#learned.set(operation, report.requested);
     if (report.actual !== null) this.#actual.set(operation, report.actual);
     if (report.status) this.#rates.set(shop, report.status.restoreRate);
+    // Nothing to give back (a mutation costs what it asked): the budget already holds the truth, so
+    // the store is not written (on PostgreSQL a transaction per call saved). THROTTLED always settles.
+    if (report.actual !== null && report.actual >= report.requested) return;
     await this.#o.store.settle(shop, report, this.#o.now());
   }
 
