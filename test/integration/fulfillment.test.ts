@@ -38,6 +38,8 @@ async function bookedOrder(domain: string, opts: { settings?: Record<string, unk
   const account = await connectCourierAccount(s, domain);
   const { orderId } = await placeOrder(s, sim);
   const d = await waitForStatus(s.app, domain, orderId, 'CREATED');
+  // The booking write (background priority) is done too: tests that count Shopify calls start after it.
+  await waitFor(async () => (await deliveryOf(s.app, domain, orderId))?.writebackPending === false, 'the booking write');
   return { sim, account, orderId, delivery: d, courierOrderId: d.courierOrderId! };
 }
 

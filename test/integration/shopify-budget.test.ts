@@ -55,6 +55,8 @@ describe('a shop throttled for longer than a job\'s whole attempt budget', () =>
       const d = (await deliveryOf(s.app, domain, orderId))!;
       expect(d.events.filter((e) => e.kind === 'attention' || e.kind === 'writeback_failed' || e.kind === 'failed')).toEqual([]);
       expect(sim.order(orderId)!.fulfillments).toHaveLength(1);
+      // The booking write is background priority: it may land after the visible events.
+      await waitFor(async () => sim.order(orderId)!.tags.includes('same-day-dispatched'), `order ${orderId} tagged`, 30_000);
       expect(sim.order(orderId)!.tags).toEqual(['same-day-dispatched']);
       expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
     }
