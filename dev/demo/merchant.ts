@@ -104,6 +104,17 @@ export async function appDeliveries(stack: Stack, shop: string): Promise<AppDeli
   return stack.cliJson<AppDelivery[]>(['deliveries', shopDomain(shop), '--limit', '1000']);
 }
 
+/** The order's delivery once it has one of `statuses` (polled through the CLI), or null after `timeoutMs`. */
+export async function waitForDelivery(stack: Stack, shop: string, orderId: string, statuses: string[], timeoutMs: number): Promise<AppDelivery | null> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const d = (await appDeliveries(stack, shop)).find((x) => x.shopifyOrderId === orderId);
+    if (d && statuses.includes(d.status)) return d;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return null;
+}
+
 // ---- expectations ---------------------------------------------------------------
 
 /** Shopify fulfillment events for a delivery that went the whole way (courier `accepted` has no Shopify event). */

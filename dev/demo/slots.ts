@@ -5,23 +5,11 @@
 import { moveFileClock } from '../clock.ts';
 import { startStorefront } from '../shop-sim/storefront.ts';
 import { loadConfig } from '../../web/config/env.ts';
-import { appDeliveries, shopDomain, type AppDelivery } from './merchant.ts';
+import { shopDomain, waitForDelivery, type AppDelivery } from './merchant.ts';
 import type { Stack } from './stack.ts';
 
 const ZONE = 'Africa/Johannesburg';
 const DAY = { open: '08:00', close: '17:00' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(stack: Stack, shop: string, orderId: string, statuses: string[], timeoutMs: number): Promise<AppDelivery | null> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const d = (await appDeliveries(stack, shop)).find((x) => x.shopifyOrderId === orderId);
-    if (d && statuses.includes(d.status)) return d;
-    await sleep(300);
-  }
-  return null;
-}
-
 interface ProxySlots { days: Array<{ date: string; slots: Array<{ value: string; start: string; end: string; remaining: number | null; full: boolean }> }> }
 
 /** Runs the step and prints it; true when the order was scheduled for its slot and booked then. */
@@ -47,13 +35,13 @@ export async function demoDeliverySlots(stack: Stack, shop: string, out: (line: 
     out(`   the customer picks ${day.date}, ${slot.value} (${slot.remaining ?? 'no'} places left); cart attributes: ${noteAttributes.map((a) => a.name).join(', ')}`);
     const placed = await stack.sim.placeOrder(domain, { fixture: 'sandton-same-day', ids: 'fresh', overrides: { note_attributes: noteAttributes } });
     const orderId = placed.order.id;
-    const scheduled = await waitFor(stack, shop, orderId, ['SCHEDULED', 'NEEDS_ATTENTION'], 20_000);
+    const scheduled = await waitForDelivery(stack, shop, orderId, ['SCHEDULED', 'NEEDS_ATTENTION'], 20_000);
     if (scheduled?.status !== 'SCHEDULED') return out(`   order ${placed.order.name} was not scheduled for its slot: ${scheduled?.reason ?? 'no delivery'}`), false;
     out(`   order ${placed.order.name} paid → SCHEDULED: ${scheduled.reason}`);
     const at = Date.parse(String((scheduled as AppDelivery & { scheduledFor?: string }).scheduledFor));
     moveFileClock(clockFile, at + 1_000);
     out(`   the app's clock moved to ${new Date(at + 1_000).toISOString()} (the slot's start minus the lead time)`);
-    const created = await waitFor(stack, shop, orderId, ['CREATED', 'IN_PROGRESS', 'DELIVERED'], 20_000);
+    const created = await waitForDelivery(stack, shop, orderId, ['CREATED', 'IN_PROGRESS', 'DELIVERED'], 20_000);
     moveFileClock(clockFile, null);
     ok = !!created?.courierOrderId;
     out(ok ? `   → booked for the slot: ${created!.status}, courier job ${created!.dispatchJobId}; the clock is back to now` : `   order ${placed.order.name} was not booked at the moved clock`);

@@ -2,25 +2,13 @@
 // location is closed is SCHEDULED for the next opening plus the preparation time; the
 // app's clock (dev/clock.ts) is then moved to that time and the order is dispatched.
 import { moveFileClock } from '../clock.ts';
-import { appDeliveries, shopDomain, type AppDelivery } from './merchant.ts';
+import { shopDomain, waitForDelivery, type AppDelivery } from './merchant.ts';
 import type { Stack } from './stack.ts';
 
 const ZONE = 'Africa/Johannesburg';
 const DAY = { open: '08:00', close: '17:00' };
 
 const localDate = (t: number) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(t);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(stack: Stack, shop: string, orderId: string, statuses: string[], timeoutMs: number): Promise<AppDelivery | null> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const d = (await appDeliveries(stack, shop)).find((x) => x.shopifyOrderId === orderId);
-    if (d && statuses.includes(d.status)) return d;
-    await sleep(300);
-  }
-  return null;
-}
-
 /** Runs the step and prints it; true when the order was scheduled and then dispatched at the moved clock. */
 export async function demoDeliveryWindows(stack: Stack, shop: string, out: (line: string) => void): Promise<boolean> {
   const clockFile = stack.appEnv.DEV_CLOCK_FILE;
@@ -37,14 +25,14 @@ export async function demoDeliveryWindows(stack: Stack, shop: string, out: (line
   try {
     const placed = await stack.sim.placeOrder(domain, { fixture: 'sandton-same-day', ids: 'fresh' });
     const orderId = placed.order.id;
-    const scheduled = await waitFor(stack, shop, orderId, ['SCHEDULED'], 20_000);
+    const scheduled = await waitForDelivery(stack, shop, orderId, ['SCHEDULED'], 20_000);
     if (!scheduled) return out(`   order ${placed.order.name} was not scheduled`), false;
     const at = Date.parse(String((scheduled as AppDelivery & { scheduledFor?: string }).scheduledFor));
     out(`   order ${placed.order.name} paid → SCHEDULED: ${scheduled.reason}`);
     moveFileClock(clockFile, at + 1_000);
     out(`   the app's clock moved to ${new Date(at + 1_000).toISOString()} (the next opening plus preparation)`);
     // Booked (reconciliation may already have moved it on by the time we look).
-    const created = await waitFor(stack, shop, orderId, ['CREATED', 'IN_PROGRESS', 'DELIVERED'], 20_000);
+    const created = await waitForDelivery(stack, shop, orderId, ['CREATED', 'IN_PROGRESS', 'DELIVERED'], 20_000);
     // Back to the real time at once: courier webhooks are signed with it.
     moveFileClock(clockFile, null);
     ok = !!created?.courierOrderId;
