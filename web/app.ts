@@ -6,8 +6,6 @@ import type { AppConfig } from './config/env.ts';
 import type { AppContext } from './context.ts';
 import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
-import { ordersCancelledHandler, ordersPaidHandler, ordersUpdatedHandler } from './dispatch/service.ts';
-import { routingCompleteHandler } from './dispatch/routing.ts';
 import { mountAdmin } from './admin/index.ts';
 import { requireShopParam } from './admin/auth.ts';
 import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
@@ -15,9 +13,9 @@ import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
 import { securityHeaders } from './ops/security-headers.ts';
 import type { Shopify } from './shopify/app.ts';
-import { shopifyWebhookRoute, type TopicHandler, type TopicHandlers } from './shopify/webhooks.ts';
-import type { CachingSessionStorage } from './db/session-storage.ts';
-import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './shopify/lifecycle.ts';
+import { shopifyWebhookRoute } from './shopify/webhooks.ts';
+import { shopifyTopicHandlers } from './inbox/topics.ts';
+import { metricsRoute } from './ops/metrics.ts';
 import { trackingRoutes } from './tracking/route.ts';
 import { shopProfile } from './shopify/shop-profile.ts';
 import { RATES_CALLBACK_PATH, ratesCallbackRoute } from './rates/route.ts';
@@ -30,24 +28,7 @@ export interface AppServices {
   readiness: Readiness;
 }
 
-export function shopifyTopicHandlers(ctx: Pick<AppContext, 'queue' | 'now'>, forgetSessions: (shop: string) => void = () => {}): TopicHandlers {
-  const { queue } = ctx;
-  // These delete the shop's sessions in the webhook's transaction: drop any cached copy once it commits.
-  const forgetting = (h: TopicHandler): TopicHandler => async (c) => {
-    await h(c);
-    c.afterCommit(() => forgetSessions(c.shop));
-  };
-  return {
-    APP_UNINSTALLED: forgetting(appUninstalled),
-    SHOP_REDACT: forgetting(shopRedact),
-    CUSTOMERS_REDACT: customersRedact,
-    CUSTOMERS_DATA_REQUEST: customersDataRequest,
-    ORDERS_PAID: ordersPaidHandler(queue, ctx.now),
-    ORDERS_CANCELLED: ordersCancelledHandler,
-    ORDERS_UPDATED: ordersUpdatedHandler(queue),
-    FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE: routingCompleteHandler(queue),
-  };
-}
+export { shopifyTopicHandlers } from './inbox/topics.ts';
 
 export function buildApp(s: AppServices): Express {
   const app = express();
@@ -59,11 +40,21 @@ export function buildApp(s: AppServices): Express {
   app.set('trust proxy', ctx.config.trustProxy);
   app.use(requestContext(ctx.log));
   app.use(healthRoutes(s.readiness));
+  // Prometheus, behind METRICS_TOKEN (off without it).
+  app.get('/metrics', metricsRoute(ctx.config.metricsToken));
 
   // Raw-body routes first: signatures cover the exact bytes.
-  const sessions = s.shopify.config.sessionStorage as Partial<CachingSessionStorage>;
-  const handlers = shopifyTopicHandlers(ctx, (shop) => sessions.forgetShop?.(shop));
-  app.post('/api/webhooks', ...shopifyWebhookRoute({ shopify: s.shopify, db: ctx.db, handlers, log: ctx.log }));
+  // Intake is one insert into the inbox; the inbox worker (web/inbox/worker.ts) processes it.
+  app.post('/api/webhooks', ...shopifyWebhookRoute({
+    apiSecret: s.shopify.api.config.apiSecretKey,
+    database: ctx.database,
+    provider: ctx.database.provider,
+    box: ctx.box,
+    topics: new Set(Object.keys(shopifyTopicHandlers(ctx))),
+    received: () => ctx.inbox?.received(),
+    now: ctx.now,
+    log: ctx.log,
+  }));
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
   // Checkout rates (Shopify CarrierService); delivery windows decide "out of hours" (web/rates/hours.ts).
   app.post(RATES_CALLBACK_PATH, ...ratesCallbackRoute(ctx));

@@ -6,6 +6,7 @@ import { DeliveryClient } from './delivery/index.ts';
 import { guardedAgent, type CourierUrlPolicy, type LookupAll } from './delivery/address-policy.ts';
 import type { Dispatcher } from 'undici';
 import type { JobQueue } from './jobs/queue.ts';
+import type { InboxWorker } from './inbox/worker.ts';
 import type { Logger } from './ops/logger.ts';
 import type { SecretBox } from './security/crypto.ts';
 import type { CourierAccess } from './settings/store.ts';
@@ -23,6 +24,8 @@ export interface AppContext {
   admin: AdminApi;
   courier: CourierClients;
   now: () => number;
+  /** The webhook inbox's worker (the server; absent in the CLI). */
+  inbox?: InboxWorker;
 }
 
 export interface CourierClientTuning {

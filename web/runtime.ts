@@ -14,7 +14,8 @@ import { createJobQueue } from './jobs/index.ts';
 import type { Logger } from './ops/logger.ts';
 import { SecretBox } from './security/crypto.ts';
 import { loadOrCreateDevKey } from './security/dev-key.ts';
-import { createAdminApi } from './shopify/admin-api.ts';
+import { createAdminApi, onShopifyThrottleWait, shopifyPacer } from './shopify/admin-api.ts';
+import { DEFER_AFTER_MS } from './shopify/paced-jobs.ts';
 import { API_VERSION, createShopify, type Shopify } from './shopify/app.ts';
 import { recordInstall } from './shopify/lifecycle.ts';
 import { JOBS } from './jobs/names.ts';
@@ -27,6 +28,10 @@ import { SHOPIFY_ATTEMPTS_IN_JOBS } from './retry/budget.ts';
 import { appClock, type Clock } from './ops/clock.ts';
 import { dispatchDue } from './windows/dispatch.ts';
 import { startFlowWorkers } from './flow/index.ts';
+import { InboxWorker, type InboxOptions } from './inbox/worker.ts';
+import { shopifyTopicHandlers } from './inbox/topics.ts';
+import type { CachingSessionStorage } from './db/session-storage.ts';
+import { recordShopifyThrottleWait, setMetricsSources } from './ops/metrics.ts';
 
 export interface RuntimeOptions {
   /** Run job workers in this process (the server); the CLI only enqueues. */
@@ -41,6 +46,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Shopify Flow: how often the trigger relay looks for new triggers (web/flow/triggers.ts). */
   flow?: { relayIntervalMs?: number };
+  /** The webhook inbox's worker (web/inbox/worker.ts). */
+  inbox?: InboxOptions;
 }
 
 export interface Runtime {
@@ -69,7 +76,9 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   // The storage polls for its table on construction; settle that before use.
   if (!(await sessionStorage.isReady())) throw new Error('the Session table is missing; run npm run db:migrate');
   const shopify = createShopify(config, sessionStorage, log, (session) => recordInstall(db, session));
-  const admin = createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }) });
+  // One Shopify budget per shop for the whole runtime (both clients below); on PostgreSQL shared by every instance.
+  const pacer = shopifyPacer(database, () => clock.now());
+  const admin = createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }), pacer, now: () => clock.now() });
   const queue = await createJobQueue(database, {
     log,
     pgboss: { expireInSeconds: config.jobTimeoutSeconds, superviseIntervalSeconds: Math.min(30, Math.max(1, Math.floor(config.jobTimeoutSeconds / 2))) },
@@ -93,7 +102,10 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     // Jobs retry their Shopify calls themselves, so their Admin client makes one attempt per call (web/retry/budget.ts).
     const jobCtx: AppContext = {
       ...ctx,
-      admin: createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }), maxAttempts: SHOPIFY_ATTEMPTS_IN_JOBS }),
+      admin: createAdminApi({
+        apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }), maxAttempts: SHOPIFY_ATTEMPTS_IN_JOBS,
+        pacer, now: () => clock.now(), deferAfterMs: DEFER_AFTER_MS,
+      }),
     };
     await registerDispatchJobs(jobCtx, opts.dispatchRetry, { inFlightMs: opts.inFlightMs ?? 2 * (opts.courier?.requestTimeoutMs ?? 15_000) });
     await registerRoutingJobs(jobCtx, opts.dispatchRetry);
@@ -106,10 +118,20 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   }
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();
+  if (opts.workers) {
+    const sessions = sessionStorage as Partial<CachingSessionStorage>;
+    const inbox = new InboxWorker(ctx, shopifyTopicHandlers(ctx, (shop) => sessions.forgetShop?.(shop)), opts.inbox);
+    ctx.inbox = inbox;
+    setMetricsSources({ inbox: () => inbox.depth(), queues: () => queue.stats() });
+    inbox.start();
+  }
+  const unobserve = onShopifyThrottleWait((w) => recordShopifyThrottleWait(w.waitMs / 1000, w.shop));
   return {
     ctx,
     shopify,
     async close() {
+      unobserve();
+      await ctx.inbox?.stop();
       await flow?.stop();
       await queue.stop({ graceMs: 10_000 });
     },

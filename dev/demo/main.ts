@@ -182,7 +182,7 @@ async function run(): Promise<boolean> {
   out('   Expected: the Johannesburg, Cape Town, Durban, local-phone and multi-location orders and the test order are delivered and');
   out('   fulfilled (the test order in the test courier environment); no-coordinates is geocoded automatically (the local');
   out('   Nominatim double) and delivered; local pickup is skipped. Each delivered order: exactly one courier order and one Shopify');
-  out('   fulfillment, tracking number = job id, events CONFIRMED → CARRIER_PICKED_UP → IN_TRANSIT → OUT_FOR_DELIVERY → DELIVERED.');
+  out('   fulfillment, tracking number = job id, events OUT_FOR_DELIVERY → DELIVERED (the ones a customer sees).');
   for (const st of states.filter((x) => x.exp?.locationId)) {
     const assigned = st.shopify.fulfillmentOrders.map((f) => f.locationId).join(', ');
     out(`   ${st.shopify.name} (${st.fixture}): ${st.exp!.why}. Fulfillment order assigned to location ${assigned}; booked from location ${st.delivery?.locationId ?? '(none)'}.`);

@@ -117,8 +117,11 @@ export async function waitForDelivery(stack: Stack, shop: string, orderId: strin
 
 // ---- expectations ---------------------------------------------------------------
 
-/** Shopify fulfillment events for a delivery that went the whole way (courier `accepted` has no Shopify event). */
-export const FULL_EVENTS = ['CONFIRMED', 'CARRIER_PICKED_UP', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED'];
+/**
+ * Shopify fulfillment events for a delivery that went the whole way: the ones a customer sees
+ * (confirmed, picked up and in transit are coalesced: docs/shopify-rate-limits.md).
+ */
+export const FULL_EVENTS = ['OUT_FOR_DELIVERY', 'DELIVERED'];
 export const DISPATCHED_TAG = 'same-day-dispatched';
 
 export interface Expectation {
@@ -186,7 +189,7 @@ const metafield = (o: SimOrderView, key: string) => Object.entries(o.metafields)
  * Delivered: the app says DELIVERED in the test environment with the courier's job id and
  * price; the courier holds exactly one order for it; Shopify has exactly one fulfillment
  * with the job id as tracking number, the events in order (exactly FULL_EVENTS unless
- * `anyEventSubsequence`), the order FULFILLED, tagged, with the job id metafield.
+ * `anyEventSubsequence`), the order FULFILLED, tagged, with the job id and status metafields.
  * Attention or skipped: the app's status and reason; no courier order; nothing in Shopify.
  */
 export function checkOrder(s: OrderState, exp: Pick<Expectation, 'outcome' | 'reason' | 'locationId'>, opts: { anyEventSubsequence?: boolean } = {}): string[] {
@@ -219,7 +222,8 @@ export function checkOrder(s: OrderState, exp: Pick<Expectation, 'outcome' | 're
     if (o.fulfillmentStatus !== 'FULFILLED') problems.push(`Shopify fulfillment status ${o.fulfillmentStatus}, expected FULFILLED`);
     if (!o.tags.includes(DISPATCHED_TAG)) problems.push(`Shopify order not tagged ${DISPATCHED_TAG}`);
     if (metafield(o, 'job_id') !== d.dispatchJobId) problems.push(`job_id metafield ${metafield(o, 'job_id')}, expected ${d.dispatchJobId}`);
-    if (metafield(o, 'status') !== 'delivered') problems.push(`status metafield ${metafield(o, 'status')}, expected delivered`);
+    // The status metafield is the booking's: no metafield write per courier status.
+    if (!metafield(o, 'status')) problems.push('no status metafield');
   } else {
     if (s.courierOrders.length !== 0) problems.push(`${s.courierOrders.length} courier orders, expected none`);
     if (o.fulfillments.length !== 0) problems.push(`${o.fulfillments.length} Shopify fulfillments, expected none`);

@@ -8,7 +8,8 @@
 // Used in-process behind undici's MockAgent by tests, and over HTTP by the
 // shop simulator (npm run shop-sim).
 import { randomInt } from 'node:crypto';
-import { validateOperation } from './contract.ts';
+import { adminSchema, validateOperation } from './contract.ts';
+import { actualCost, CostBucket, MAX_QUERY_COST, PLANS, requestedCost, type CostExtension } from './cost.ts';
 import { CARRIER_SERVICE_HANDLERS } from './carrier-services.ts';
 import { FLOW_HANDLERS } from './flow.ts';
 
@@ -78,6 +79,8 @@ export interface OperationLogEntry {
   variables: Record<string, any>;
   at: string;
   outcome: 'ok' | 'user_errors' | 'throttled' | 'rejected';
+  /** Points the answer cost (actualQueryCost); 0 when refused. */
+  cost?: number;
 }
 
 const nextId = () => String(randomInt(1_000_000_000, 9_999_999_999) * 1000 + randomInt(0, 1000));
@@ -111,8 +114,12 @@ export class SimShop {
   /** fulfillment id → the fulfillment order line items and quantities it took (given back when cancelled). */
   readonly fulfilledItems = new Map<string, Array<{ fo: SimFulfillmentOrder; li: SimLineItem; qty: number }>>();
 
-  constructor(domain: string, accessToken: string, locations?: SimLocation[]) {
+  /** The app's Admin API bucket on this shop (Shopify's calculated query cost; dev/shop-sim/cost.ts). Standard plan until set. */
+  readonly bucket: CostBucket;
+
+  constructor(domain: string, accessToken: string, locations?: SimLocation[], now: () => number = Date.now) {
     this.domain = domain;
+    this.bucket = new CostBucket(PLANS.standard, now);
     this.accessToken = accessToken;
     const handle = domain.replace(/\.myshopify\.com$/, '');
     this.profile = {
@@ -288,8 +295,13 @@ export interface GraphqlResponse {
   body: unknown;
 }
 
-const cost = (requested: number, available: number) => ({
-  cost: { requestedQueryCost: requested, actualQueryCost: available >= requested ? requested : null, throttleStatus: { maximumAvailable: 2000, currentlyAvailable: available, restoreRate: 100 } },
+const costOf = (shop: SimShop, requested: number, actual: number | null): { cost: CostExtension } => ({
+  cost: { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: shop.bucket.status() },
+});
+
+const throttledBody = (shop: SimShop, requested: number) => ({
+  errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }],
+  extensions: costOf(shop, requested, null),
 });
 
 /** The fields both fulfillment-order queries select. */
@@ -509,6 +521,13 @@ const HANDLERS: Record<string, Handler> = {
     return { data: { tagsAdd: { node: { id: gid('Order', o.id) }, userErrors: [] } } };
   },
 
+  // The app's booking write: both mutation fields of one document, run in order as Shopify runs them.
+  BookingWrite(shop, v) {
+    const set = HANDLERS.MetafieldsSet!(shop, { metafields: v.metafields });
+    const tag = HANDLERS.TagsAdd!(shop, { id: v.id, tags: v.tags });
+    return { data: { ...(set.data as object), ...(tag.data as object) }, userErrors: !!(set.userErrors || tag.userErrors) };
+  },
+
   // Sent by shopify-app-express's validateAuthenticatedSession() on every /api request to check the offline token.
   shopifyAppShopName(shop) {
     return { data: { shop: { name: shop.domain.replace(/\.myshopify\.com$/, '') } } };
@@ -561,16 +580,8 @@ export function handleAdminGraphql(shop: SimShop, accessToken: string | null | u
   }
   const operationName = req.operationName ?? /\b(?:query|mutation)\s+(\w+)/.exec(req.query ?? '')?.[1] ?? '(anonymous)';
   const variables = req.variables ?? {};
-  const entry: OperationLogEntry = { operationName, variables, at: new Date().toISOString(), outcome: 'ok' };
+  const entry: OperationLogEntry = { operationName, variables, at: new Date(shop.bucket.now()).toISOString(), outcome: 'ok' };
   shop.log.push(entry);
-  if (shop.throttleNext > 0 && (!shop.throttleOnly || shop.throttleOnly.includes(operationName))) {
-    shop.throttleNext -= 1;
-    entry.outcome = 'throttled';
-    return {
-      status: 200,
-      body: { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }], extensions: cost(10, 2) },
-    };
-  }
   const invalid = validateOperation(req.query ?? '', variables, req.operationName);
   if (invalid.length) {
     entry.outcome = 'rejected';
@@ -584,7 +595,39 @@ export function handleAdminGraphql(shop: SimShop, accessToken: string | null | u
       body: { errors: [{ message: `The shop simulator does not serve operation '${operationName}'. Add it to dev/shop-sim/admin-graphql.ts with its documented shape.`, extensions: { code: 'UNSUPPORTED_OPERATION' } }] },
     };
   }
+  const schema = adminSchema();
+  const requested = requestedCost(schema, req.query!, variables, req.operationName);
+  if (requested > MAX_QUERY_COST) {
+    entry.outcome = 'rejected';
+    return {
+      status: 200,
+      body: {
+        errors: [{
+          message: `Query cost is ${requested}, which exceeds the single query max cost limit (${MAX_QUERY_COST}).\n\nSee https://shopify.dev/concepts/about-apis/rate-limits for more information on how the\ncost of a query is calculated.\n\nTo query larger amounts of data with fewer limits, bulk operations should be used instead.\nSee https://shopify.dev/tutorials/perform-bulk-operations-with-admin-api for usage details.\n`,
+          extensions: { code: 'MAX_COST_EXCEEDED', cost: requested, maxCost: MAX_QUERY_COST },
+        }],
+        extensions: costOf(shop, requested, null),
+      },
+    };
+  }
+  // The fault switch (throttleNext): the bucket drops to just below this call's cost (as when Shopify
+  // lowers a limit for a while), so the THROTTLED answer's throttleStatus stays true.
+  if (shop.throttleNext > 0 && (!shop.throttleOnly || shop.throttleOnly.includes(operationName))) {
+    shop.throttleNext -= 1;
+    shop.bucket.refill();
+    shop.bucket.available = Math.min(shop.bucket.available, Math.max(0, requested - 1));
+    shop.bucket.throttled += 1;
+    entry.outcome = 'throttled';
+    return { status: 200, body: throttledBody(shop, requested) };
+  }
+  if (!shop.bucket.take(requested)) {
+    entry.outcome = 'throttled';
+    return { status: 200, body: throttledBody(shop, requested) };
+  }
   const r = handler(shop, variables);
   if (r.userErrors) entry.outcome = 'user_errors';
-  return { status: 200, body: { data: r.data, ...(r.errors ? { errors: r.errors } : {}), extensions: cost(10, 1990) } };
+  const actual = actualCost(schema, req.query!, r.data, variables, req.operationName);
+  shop.bucket.refund(requested, actual);
+  entry.cost = actual;
+  return { status: 200, body: { data: r.data, ...(r.errors ? { errors: r.errors } : {}), extensions: costOf(shop, requested, actual) } };
 }

@@ -160,6 +160,8 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
       return created(await deliver(s.domain, 'app/uninstalled', state.shopPayload(s), { wait: optionalBool(c.body.wait, 'wait') }));
     }, 'uninstall: revoke tokens, send app/uninstalled'],
     ['POST', /^\/shops\/([^/]+)\/throttle$/, (c) => ({ throttleNext: state.throttle(shopParam(c), c.body.count) }), 'answer the next {count} GraphQL calls with THROTTLED'],
+    ['POST', /^\/shops\/([^/]+)\/api-limits$/, (c) => state.setApiLimits(shopParam(c), c.body), "the app's Admin API bucket on the shop {plan: standard|advanced|plus|enterprise} or {maximumAvailable, restoreRate}; → its state"],
+    ['GET', /^\/shops\/([^/]+)\/api-limits$/, (c) => state.apiLimitsView(shopParam(c)), "the app's Admin API bucket: limits, available now, points spent, THROTTLED answers, deepest overdraw asked for"],
     ['POST', /^\/shops\/([^/]+)\/user-errors$/, (c) => {
       const s: SimShop = shopParam(c);
       state.failNext(s, c.body.operation, c.body.message);
@@ -210,6 +212,7 @@ export const CONTROL_API_SUMMARY = [
   'POST /_sim/shops/:shop/open {path?}           embedded URL with id_token, as the admin opens the app; /session-token: a fresh one',
   'POST /_sim/shops/:shop/uninstall              revoke tokens, send app/uninstalled',
   'POST /_sim/shops/:shop/throttle {count}       POST /_sim/shops/:shop/user-errors {operation, message}',
+  'POST|GET /_sim/shops/:shop/api-limits {plan} | {maximumAvailable, restoreRate}   the cost bucket (calculated query cost)',
   'POST /_sim/shops/:shop/token/expire           GET /_sim/shops/:shop/operations?name=',
   'GET  /_sim/webhooks?shop=&topic=&orderId=     GET /_sim/webhooks/:seq    POST /_sim/webhooks/:seq/redeliver',
   'POST /_sim/shops/:shop/checkout/rates {destination?, items?, currency?}  signed rate request to the carrier service   POST /_sim/shops/:shop/plan   GET /_sim/shops/:shop/carrier-services',

@@ -231,10 +231,30 @@ export class ShopSimControl {
   checkoutRates(shop: string, r: CheckoutRatesRequest = {}) {
     return this.#call<{ status: number; body: any; elapsedMs: number; carrierService: { id: string; callbackUrl: string } }>('POST', `/shops/${enc(shop)}/checkout/rates`, r);
   }
+  /** The app's Admin API bucket on the shop: a plan (standard, advanced, plus, enterprise) or explicit limits. */
+  setApiLimits(shop: string, limits: { plan: string } | { maximumAvailable: number; restoreRate: number }) {
+    return this.#call<ApiLimitsView>('POST', `/shops/${enc(shop)}/api-limits`, limits);
+  }
+  apiLimits(shop: string) {
+    return this.#call<ApiLimitsView>('GET', `/shops/${enc(shop)}/api-limits`);
+  }
   setPlan(shop: string, plan: { publicDisplayName: string; partnerDevelopment?: boolean; shopifyPlus?: boolean }) {
     return this.#call<unknown>('POST', `/shops/${enc(shop)}/plan`, plan);
   }
   carrierServices(shop: string) {
     return this.#call<Array<{ id: string; name: string; callbackUrl: string; active: boolean }>>('GET', `/shops/${enc(shop)}/carrier-services`);
   }
+}
+
+export interface ApiLimitsView {
+  maximumAvailable: number;
+  currentlyAvailable: number;
+  restoreRate: number;
+  /** Points the app's answered calls cost (actualQueryCost summed). */
+  spent: number;
+  throttled: number;
+  deepestOverdraw: number;
+  /** The lowest the bucket would have gone had Shopify run every call the app sent (dev/shop-sim/cost.ts). */
+  lowestDemand: number;
+  paidCalls: number;
 }

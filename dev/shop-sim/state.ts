@@ -8,6 +8,7 @@ import type { Logger } from '../../web/ops/logger.ts';
 import { carrierState } from './carrier-services.ts';
 import { SimShop, SUPPORTED_OPERATIONS, USER_ERROR_OPERATIONS, type SimOrder } from './admin-graphql.ts';
 import { normalizeShop } from './auth.ts';
+import { planLimits, PLANS } from './cost.ts';
 import { sampleWebhookPayload } from './contract.ts';
 import { HttpError } from './errors.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -43,6 +44,8 @@ export interface SimStateOptions {
   settings: SimSettings;
   fixtures: Fixtures;
   log?: Logger | undefined;
+  /** The clock the shops' Admin API buckets refill by (tests inject one). */
+  now?: () => number;
 }
 
 /** The REST MailingAddress fields an edit may set. */
@@ -53,6 +56,7 @@ export class SimState {
   readonly apiSecret: string;
   readonly fixtures: Fixtures;
   readonly log: Logger | undefined;
+  readonly now: () => number;
   settings: SimSettings;
   readonly shops = new Map<string, SimShop>();
   readonly meta = new Map<string, ShopMeta>();
@@ -65,6 +69,7 @@ export class SimState {
     this.apiSecret = o.apiSecret;
     this.fixtures = o.fixtures;
     this.log = o.log;
+    this.now = o.now ?? Date.now;
     this.#initialSettings = o.settings;
     this.settings = copySettings(o.settings);
   }
@@ -85,7 +90,7 @@ export class SimState {
     if (!s) {
       if (!create) throw new HttpError(404, `no shop ${d} in the simulator (create it with POST /_sim/shops or by placing an order)`);
       // Not installed yet: the token is one nobody holds, so GraphQL answers 401 until the app gets one.
-      s = new SimShop(d, `shpat_unissued_${hex(16)}`);
+      s = new SimShop(d, `shpat_unissued_${hex(16)}`, undefined, this.now);
       this.shops.set(d, s);
       this.meta.set(d, { shopId: newNumericId(), installed: false, scope: null, accessTokenExpiresAt: null, refreshTokens: new Map(), currentRefreshToken: null, nextOrderNumber: 1001 });
       this.log?.info({ shop: d }, 'shop created');
@@ -313,6 +318,26 @@ export class SimState {
     if (!Number.isInteger(n) || (n as number) < 0) throw new HttpError(400, 'count must be a non-negative integer');
     s.throttleNext = n as number;
     return s.throttleNext;
+  }
+
+  /** The app's bucket on the shop: a plan's limits, or explicit ones (a test's small bucket). */
+  setApiLimits(s: SimShop, body: { plan?: unknown; maximumAvailable?: unknown; restoreRate?: unknown }) {
+    if (body.plan !== undefined) {
+      if (typeof body.plan !== 'string' || !(body.plan in PLANS)) throw new HttpError(400, `plan must be one of ${Object.keys(PLANS).join(', ')}`);
+      s.bucket.setLimits(planLimits(body.plan));
+    } else {
+      const positive = (v: unknown, name: string) => {
+        if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new HttpError(400, `${name} must be a positive number (points; points per second)`);
+        return v;
+      };
+      s.bucket.setLimits({ maximumAvailable: positive(body.maximumAvailable, 'maximumAvailable'), restoreRate: positive(body.restoreRate, 'restoreRate') });
+    }
+    return this.apiLimitsView(s);
+  }
+
+  apiLimitsView(s: SimShop) {
+    const b = s.bucket;
+    return { ...b.status(), spent: b.spent, throttled: b.throttled, deepestOverdraw: b.deepestOverdraw, lowestDemand: b.lowestDemand, paidCalls: s.log.filter((e) => e.outcome === 'ok' || e.outcome === 'user_errors').length };
   }
 
   failNext(s: SimShop, operation: unknown, message: unknown): void {

@@ -1,16 +1,29 @@
 // `npm run bench:events [-- --db=sqlite,postgres] [--quick]`: signed courier status webhooks at increasing rates
 // against the app's endpoint (the real entry point in a child process): raw-body
 // HMAC check, event stored once per id, processing job enqueued, 200. Prints
-// events/s accepted and p50/p99 acknowledgement latency on SQLite and PostgreSQL.
+// events/s accepted and p50/p99 acknowledgement latency on SQLite and PostgreSQL, then
+// (issue 24) the end-to-end figure: a burst of events for booked deliveries (4 statuses each,
+// in order), and how many per second are matched and applied until the last one is.
 import { randomUUID } from 'node:crypto';
 import { signDeliveryWebhook } from '../../web/delivery/index.ts';
-import { benchArgs, benchDatabase, cli, machine, ms, openLoop, pool, startAppProcess, summary } from './lib.ts';
+import { openMigratedDatabase } from '../../web/db/migrate.ts';
+import { benchArgs, benchDatabase, cli, machine, ms, openLoop, pool, printSummary, startAppProcess, summary, type Figure } from './lib.ts';
 
 const { quick, providers } = benchArgs();
 const RATES = (process.env.BENCH_RATES ?? (quick ? '20' : '50,100,200,400')).split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5));
 const SHOP = 'events-bench.myshopify.com';
 const SECRET = 'whsec_bench_events_0123456789';
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? (quick ? 50 : 500));
+const STATUSES = ['collected', 'in_transit', 'out_for_delivery', 'delivered'];
+const TARGET = { sqlite: 500, postgres: 300 } as const;
+const figures: Figure[] = [];
+
+function signed(deliveryRef: string, status: string) {
+  const id = `evt_${randomUUID().replace(/-/g, '')}`;
+  const body = JSON.stringify({ id, type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: deliveryRef, status } });
+  return { body, headers: signDeliveryWebhook({ secret: SECRET, body, timestampSec: Math.floor(Date.now() / 1000), eventId: id, type: 'delivery.status.updated' }) };
+}
 
 console.log(`events benchmark: signed delivery.status.updated webhooks, ${SECONDS} s per rate, open loop; ${machine()}`);
 for (const provider of providers) {
@@ -36,8 +49,51 @@ for (const provider of providers) {
     const s = summary(r.latencies);
     console.log(`${String(rate).padStart(6)}/s ${((r.latencies.length / r.elapsedMs) * 1000).toFixed(1).padStart(11)} ${ms(s.p50).padStart(10)} ${ms(s.p99).padStart(10)} ${ms(s.max).padStart(10)} ${String(r.errors).padStart(7)}`);
   }
+  // End to end: booked deliveries (CREATED, their courier id known), every one sent its statuses in order.
+  const { database } = await openMigratedDatabase(db.url, { poolSize: 2 });
+  const shop = await database.db.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+  const created = new Date();
+  for (let i = 0; i < DELIVERIES; i += 100) {
+    const batch = Array.from({ length: Math.min(100, DELIVERIES - i) }, (_, j) => `bench-${i + j}`);
+    await database.db.delivery.createMany({ data: batch.map((k) => ({ id: k, shopId: shop.id, shopifyOrderId: k, orderName: `#${k}`, environment: 'test', status: 'CREATED', orderJson: '{}', courierOrderId: `ord_${k}`, createdAt: created })) });
+    await database.db.courierRef.createMany({ data: batch.map((k) => ({ deliveryId: k, shopId: shop.id, environment: 'test', generation: 1, kind: 'delivery', value: `dlv_${k}` })) });
+  }
+  const before = await database.db.courierEvent.count({ where: { state: 'PROCESSED' } });
+  const started = performance.now();
+  // Round by round (status n of every delivery before status n+1), as fast as the app acknowledges.
+  let errors = 0;
+  for (const status of STATUSES) {
+    const refs = Array.from({ length: DELIVERIES }, (_, i) => `dlv_bench-${i}`);
+    for (let i = 0; i < refs.length; i += 64) {
+      await Promise.all(refs.slice(i, i + 64).map(async (ref) => {
+        const { body, headers } = signed(ref, status);
+        const res = await client.request({ method: 'POST', path, headers, body });
+        await res.body.text();
+        if (res.statusCode !== 200) errors++;
+      }));
+    }
+  }
+  const sentMs = performance.now() - started;
+  const total = DELIVERIES * STATUSES.length;
+  let applied = 0;
+  while (performance.now() - started < 300_000) {
+    applied = (await database.db.courierEvent.count({ where: { state: 'PROCESSED' } })) - before;
+    if (applied >= total) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const appliedMs = performance.now() - started;
+  const delivered = await database.db.delivery.count({ where: { id: { startsWith: 'bench-' }, courierStatus: 'delivered' } });
+  const wrongOrder = await database.db.deliveryEvent.count({ where: { deliveryId: { startsWith: 'bench-' }, kind: 'courier_status', applied: false } });
+  console.log(`end to end: ${total} events for ${DELIVERIES} deliveries sent in ${(sentMs / 1000).toFixed(1)} s (${errors} errors), ${applied} applied in ${(appliedMs / 1000).toFixed(1)} s; ${delivered} delivered; ${wrongOrder} arrived out of order`);
+  figures.push(
+    { name: `${provider} events applied per second`, value: (applied / appliedMs) * 1000, unit: 'events/s', target: { op: '>=', limit: TARGET[provider] } },
+    { name: `${provider} events not applied`, value: total - applied, unit: 'events', target: { op: '==', limit: 0 } },
+    { name: `${provider} events applied out of order`, value: wrongOrder, unit: 'events', target: { op: '==', limit: 0 } },
+  );
+  await database.close();
   await client.close();
   await app.stop();
   await db.drop();
 }
+printSummary('events', figures);
 process.exit(0);

@@ -18,8 +18,8 @@ import { createShopify, API_VERSION, type Shopify } from '../../web/shopify/app.
 import { createAdminApi } from '../../web/shopify/admin-api.ts';
 import { offlineTokenProvider } from '../../web/shopify/offline-token.ts';
 import {
-  FULFILLMENT_CANCEL, FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, FULFILLMENT_TRACKING_INFO_UPDATE, METAFIELDS_SET, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, TAGS_ADD,
-  addOrderTag, fetchFulfillmentOrders, setOrderMetafields, fetchFulfillmentOrdersForDispatch, fetchOrderOfFulfillmentOrder,
+  FULFILLMENT_CANCEL, FULFILLMENT_CREATE, FULFILLMENT_EVENT_CREATE, FULFILLMENT_TRACKING_INFO_UPDATE, METAFIELDS_SET, ORDER_FOR_DISPATCH, ORDER_FULFILLMENT_ORDERS, BOOKING_WRITE,
+  fetchFulfillmentOrders, writeBooking, fetchFulfillmentOrdersForDispatch, fetchOrderOfFulfillmentOrder,
 } from '../../web/shopify/operations.ts';
 import {
   startShopSimulator, signOAuthQuery, signSessionToken, ID_TOKEN_TYPE, OFFLINE_TOKEN_TYPE, ONLINE_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, type RunningShopSimulator,
@@ -234,10 +234,12 @@ describe('Admin GraphQL over HTTP', () => {
     installShopifyRouting(sim.url, log);
     try {
       const waits: number[] = [];
-      const api = createAdminApi({ apiVersion: API_VERSION, accessToken: async () => TOKEN, log, sleep: async (ms) => void waits.push(ms) });
+      const api = createAdminApi({ apiVersion: API_VERSION, accessToken: async () => TOKEN, log, sleep: async (ms) => { waits.push(ms); await new Promise((r) => setTimeout(r, ms)); } });
       const data = await api.request(SHOP, ORDER_FOR_DISPATCH, { id: order.gid });
       expect(data.order.name).toBe('#1001');
+      // One wait, for the bucket the THROTTLED answer reported (just short of the call's cost): a few ms, no backoff.
       expect(waits).toHaveLength(1);
+      expect(waits[0]).toBeLessThan(100);
     } finally {
       await restoreDispatcher(previous);
     }
@@ -256,7 +258,7 @@ describe('Admin GraphQL over HTTP', () => {
     expect((await ctl.order(SHOP, order.id)).fulfillmentStatus).toBe('FULFILLED');
 
     await ctl.injectUserError(SHOP, 'TagsAdd', 'Simulated: tags are locked');
-    expect((await gql(TAGS_ADD, { id: order.gid, tags: ['x'] })).body.data.tagsAdd.userErrors[0].message).toBe('Simulated: tags are locked');
+    expect((await gql(BOOKING_WRITE, { metafields: [], id: order.gid, tags: ['x'] })).body.data.tagsAdd.userErrors[0].message).toBe('Simulated: tags are locked');
 
     const bad = await ctl.injectUserError(SHOP, 'OrderForDispatch').catch((e) => e);
     expect(bad).toBeInstanceOf(ShopSimControlError);
@@ -322,8 +324,7 @@ describe('introspection', () => {
       });
       const fulfillmentId = created.fulfillmentCreate.fulfillment.id;
       await api.request(SHOP, FULFILLMENT_EVENT_CREATE, { fulfillmentEvent: { fulfillmentId, status: 'IN_TRANSIT', message: 'Driver on the way' } });
-      await setOrderMetafields(api, SHOP, order.gid, { status: 'DISPATCHED', jobId: 'job_42', price: '89.00', currency: 'ZAR' });
-      await addOrderTag(api, SHOP, order.gid);
+      await writeBooking(api, SHOP, order.gid, { status: 'DISPATCHED', jobId: 'job_42', price: '89.00', currency: 'ZAR' });
     } finally {
       await restoreDispatcher(previous);
     }
@@ -341,7 +342,7 @@ describe('introspection', () => {
     expect(JSON.parse(view.metafields['$app:same_day_dispatch.delivery_price']!.value)).toEqual({ amount: '89.00', currency_code: 'ZAR' });
     expect(view.tags).toEqual(['same-day-dispatched']);
     expect((await ctl.operations(SHOP)).map((e) => e.operationName)).toEqual([
-      'OrderFulfillmentOrders', 'FulfillmentCreate', 'FulfillmentEventCreate', 'MetafieldsSet', 'MetafieldsSet', 'TagsAdd',
+      'OrderFulfillmentOrders', 'FulfillmentCreate', 'FulfillmentEventCreate', 'BookingWrite',
     ]);
     expect(await ctl.orders(SHOP)).toHaveLength(1);
   });
@@ -365,10 +366,10 @@ describe('metafieldsSet: all or nothing, money in the shop currency', () => {
       expect((await ctl.order(SHOP, order.id)).metafields).toEqual({});
 
       // The app: status and job id are written whatever the price currency.
-      const skipped = await setOrderMetafields(api, SHOP, order.gid, { status: 'accepted', jobId: 'job_usd', courierOrderId: 'ord_usd', price: '5.00', currency: 'USD' }, { shopCurrency: 'ZAR' });
+      const skipped = await writeBooking(api, SHOP, order.gid, { status: 'accepted', jobId: 'job_usd', courierOrderId: 'ord_usd', price: '5.00', currency: 'USD' }, { shopCurrency: 'ZAR' });
       expect(skipped).toMatch(/must be in the shop's currency \(ZAR\)/);
-      // Shop currency unknown (erased order snapshot): the price is tried alone, and its refusal is reported, not thrown.
-      const refusedAlone = await setOrderMetafields(api, SHOP, order.gid, { status: 'accepted', jobId: 'job_usd', price: '5.00', currency: 'USD' });
+      // Shop currency unknown (erased order snapshot): the price is tried with the others; refused, the others go again without it.
+      const refusedAlone = await writeBooking(api, SHOP, order.gid, { status: 'accepted', jobId: 'job_usd', price: '5.00', currency: 'USD' });
       expect(refusedAlone).toMatch(/Shopify refused it/);
     } finally {
       await restoreDispatcher(previous);

@@ -166,6 +166,47 @@ describe(`job queue on ${provider}`, () => {
     await waitFor(async () => (await stateOf(q, 'single-retry', r!)) === 'completed', 'the retried job to complete');
   });
 
+  it('orderingKey: one key\'s jobs run one at a time in insert order (a retry holds the key); different keys run side by side', async () => {
+    const q = await newQueue();
+    const log: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    const perKey = new Map<string, number>();
+    let maxPerKey = 0;
+    let failedOnce = false;
+    await q.work<{ key: string; n: number }>('ordered', async (job) => {
+      const { key, n } = job.data;
+      running++;
+      perKey.set(key, (perKey.get(key) ?? 0) + 1);
+      maxRunning = Math.max(maxRunning, running);
+      maxPerKey = Math.max(maxPerKey, perKey.get(key)!);
+      try {
+        await sleep(30);
+        // The second job of key a fails once: the third must wait for its retry.
+        if (key === 'a' && n === 2 && !failedOnce) {
+          failedOnce = true;
+          throw new Error('transient');
+        }
+        log.push(`${key}${n}`);
+      } finally {
+        running--;
+        perKey.set(key, perKey.get(key)! - 1);
+      }
+    }, { concurrency: 6, ordered: true, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 200 } });
+    await q.start();
+    const keys = ['a', 'b', 'c', 'd'];
+    // Interleaved, one transaction per job, as webhooks arrive (pg-boss orders one transaction's jobs by their random ids).
+    for (let n = 1; n <= 4; n++) for (const key of keys) await enqueueCommitted(q, 'ordered', { key, n }, { orderingKey: key });
+    for (const n of [5, 6]) await enqueueCommitted(q, 'ordered', { key: 'a', n }, { orderingKey: 'a' });
+    q.notify();
+    await waitFor(async () => log.length === 18, 'every ordered job to run', 30_000);
+    for (const key of keys) expect(log.filter((l) => l.startsWith(key)), key).toEqual(Array.from({ length: key === 'a' ? 6 : 4 }, (_, i) => `${key}${i + 1}`));
+    expect(failedOnce).toBe(true);
+    expect(maxPerKey).toBe(1);
+    expect(maxRunning).toBeGreaterThan(1);
+    await expect(enqueueCommitted(q, 'ordered', {}, { orderingKey: 'a', singletonKey: 'a' })).rejects.toThrow(/not both/);
+  });
+
   it('retries a failing handler with growing delays until it succeeds', async () => {
     const starts: number[] = [];
     const exhausted: unknown[] = [];

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Session } from '@shopify/shopify-api';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createSessionStorage, OFFLINE_SESSION_TTL_MS } from '../../web/db/session-storage.ts';
+import { runCli } from '../support/cli.ts';
 import { postShopifyWebhook, shopifyWebhookHeaders } from '../support/shopify.ts';
 
 let app: TestApp;
@@ -91,10 +92,18 @@ describe('POST /api/webhooks', () => {
     expect(await app.db.webhookReceipt.count({ where: { webhookId: { in: ['wh-no-topic', 'wh-no-hmac'] } } })).toBe(0);
   });
 
-  it('answers 400 to a correctly signed body that is not JSON', async () => {
+  it('stores a correctly signed body that is not JSON and leaves it failed for the operator, with the reason', async () => {
     const r = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', '{not json', { webhookId: 'wh-bad-json' });
-    expect(r.status).toBe(400);
+    expect(r).toMatchObject({ status: 200, body: { failed: true, reason: 'the body is not valid JSON' } });
     expect(await app.db.webhookReceipt.count({ where: { webhookId: 'wh-bad-json' } })).toBe(0);
+    expect(await app.db.webhookInbox.findUnique({ where: { key: 'wh-bad-json' } })).toMatchObject({ state: 'failed', topic: 'ORDERS_PAID', shop: 'a.myshopify.com' });
+    // The operator sees it, and can run it again.
+    const listed = await runCli(app.env, 'inbox');
+    expect(listed.stdout).toMatch(/wh-bad-json.*the body is not valid JSON/);
+    const id = (await app.db.webhookInbox.findUniqueOrThrow({ where: { key: 'wh-bad-json' } })).id;
+    expect((await runCli(app.env, 'inbox', '--retry', String(id))).stdout).toMatch(/1 webhook\(s\) queued again/);
+    expect((await app.db.webhookInbox.findUniqueOrThrow({ where: { key: 'wh-bad-json' } })).state).not.toBe('done');
+    expect((await runCli(app.env, 'inbox', '--retry', 'x')).stderr).toMatch(/--retry expects an inbox id or all/);
   });
 });
 

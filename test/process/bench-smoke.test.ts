@@ -73,6 +73,11 @@ describe('benchmarks at tiny size', { timeout: 240_000 }, () => {
     exactlyOnce(r.figures, 'sqlite');
     expect(r.figures['sqlite time until every order CREATED']).toBeTypeOf('number');
     expect(r.figures['sqlite peak intake p99 (1 s window)']).toBeTypeOf('number');
+    // The Shopify side (test/bench/shopify-side.ts): a standard and a Plus bucket, every order delivered in Shopify.
+    for (const row of ['sqlite', 'sqlite Plus']) {
+      expect(r.figures[`${row} Shopify paid calls per order`]).toBeLessThanOrEqual(5);
+      for (const f of ['Shopify write-back time / floor', 'Shopify points per order', 'THROTTLED answers / paid calls', 'other shop paid to CREATED p99']) expect(r.figures[`${row} ${f}`], f).toBeTypeOf('number');
+    }
   });
 
   it('bench:scale runs two instances on PostgreSQL without losing or duplicating', async (ctx) => {

@@ -36,6 +36,9 @@ export const FAST_RUNTIME: Partial<RuntimeOptions> = {
   inFlightMs: 1_000,
 };
 
+/** Running test apps by URL: postShopifyWebhook waits for their inbox to process what it sent. */
+export const runningApps = new Map<string, AppContext>();
+
 export async function startTestApp(
   env: Record<string, string> = {},
   opts: { databaseUrl?: string; keepDatabase?: boolean; runtime?: Partial<RuntimeOptions> } = {},
@@ -66,6 +69,7 @@ export async function startTestApp(
   const server = await startServer(config, { log, host: '127.0.0.1', runtime: { ...FAST_RUNTIME, ...opts.runtime } });
   await server.ready;
   const services = server.services()!;
+  runningApps.set(server.url, services.ctx);
   return {
     url: server.url,
     config,
@@ -76,6 +80,7 @@ export async function startTestApp(
     server,
     logs,
     async close() {
+      runningApps.delete(server.url);
       await server.close();
       if (!opts.keepDatabase) await dropDatabase(databaseUrl);
     },

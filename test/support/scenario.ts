@@ -31,10 +31,10 @@ export interface Scenario {
  * A test file's scenario: started once, closed after the file, the sandbox courier reset before
  * each test. `use` receives the started scenario (keep it in the file's `s`).
  */
-export function useScenario(use: (s: Scenario) => void): void {
+export function useScenario(use: (s: Scenario) => void, opts: Parameters<typeof startScenario>[0] = {}): void {
   let started: Scenario | undefined;
   beforeAll(async () => {
-    started = await startScenario();
+    started = await startScenario(opts);
     use(started);
   });
   afterAll(async () => {

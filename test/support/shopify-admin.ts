@@ -16,7 +16,8 @@ export interface FakeShopify {
   restore(): Promise<void>;
 }
 
-export function fakeShopify(): FakeShopify {
+/** `now`: the clock the shops' Admin API buckets refill by (default: the system clock). */
+export function fakeShopify(opts: { now?: () => number } = {}): FakeShopify {
   const previous: Dispatcher = getGlobalDispatcher();
   const agent = new MockAgent();
   agent.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
@@ -46,7 +47,7 @@ export function fakeShopify(): FakeShopify {
     shop(domain: string) {
       let s = shops.get(domain);
       if (!s) {
-        s = new SimShop(domain, `shpat_test_${domain.split('.')[0]}_token`);
+        s = new SimShop(domain, `shpat_test_${domain.split('.')[0]}_token`, undefined, opts.now);
         shops.set(domain, s);
         const sim = s;
         agent

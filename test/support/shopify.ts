@@ -1,7 +1,7 @@
 // Builds Shopify webhook requests the way Shopify signs them: base64
 // HMAC-SHA256 of the raw body under the app's API secret.
 import { createHmac, randomUUID } from 'node:crypto';
-import { TEST_API_SECRET } from './app.ts';
+import { runningApps, TEST_API_SECRET } from './app.ts';
 
 export function shopifyHmac(body: string, secret = TEST_API_SECRET): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('base64');
@@ -33,5 +33,30 @@ export async function postShopifyWebhook(
     if (v !== undefined) headers[k] = v;
   }
   const res = await fetch(`${appUrl}/api/webhooks`, { method: 'POST', headers, body });
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+  const answer = { status: res.status, body: (await res.json().catch(() => null)) as any };
+  const webhookId = headers['x-shopify-webhook-id'];
+  if (res.status === 200 && webhookId && !answer.body?.ignored) Object.assign(answer.body, await processed(appUrl, webhookId));
+  return answer;
+}
+
+/**
+ * Intake only stores a webhook (issue 24): waits until the app's inbox worker has processed it
+ * (its after-commit steps included) and returns what it recorded: { ignored, reason } for a
+ * webhook acknowledged without effect, { failed, reason } for one left to the operator.
+ */
+export async function processed(appUrl: string, webhookId: string): Promise<Record<string, unknown>> {
+  const ctx = runningApps.get(appUrl);
+  if (!ctx) return {};
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const row = await ctx.db.webhookInbox.findUnique({ where: { key: webhookId }, select: { state: true, outcome: true } });
+    if (row && row.state !== 'pending') {
+      await ctx.inbox?.idle();
+      if (row.state === 'failed') return { failed: true, reason: row.outcome };
+      return row.outcome ? { ignored: true, reason: row.outcome.replace(/^ignored: /, '') } : {};
+    }
+    if (Date.now() > deadline) throw new Error(`webhook ${webhookId} was not processed within 15 s (inbox row: ${row?.state ?? 'none'})`);
+    ctx.inbox?.notify();
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }

@@ -69,16 +69,17 @@ describe('status progress details', () => {
   it('events are written in rank order, the earliest report of a rank wins', () => {
     const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
     const input: SyncInput = {
-      booked: true, courierStatus: 'in_transit', courierStatusRank: 40, fulfillmentId: 'f', shopifyRank: 0, trigger: 'driver_assigned', mapping: {},
-      history: [{ status: 'in_transit', rank: 40, occurredAt: t(9) }, { status: 'collected', rank: 30, occurredAt: t(5) }, { status: 'picked_up', rank: 30, occurredAt: t(3) }, { status: 'driver_assigned', rank: 20, occurredAt: t(1) }],
+      booked: true, courierStatus: 'attempted', courierStatusRank: 60, fulfillmentId: 'f', shopifyRank: 0, trigger: 'driver_assigned', mapping: {},
+      history: [{ status: 'attempted', rank: 60, occurredAt: t(9) }, { status: 'arriving', rank: 50, occurredAt: t(5) }, { status: 'out_for_delivery', rank: 50, occurredAt: t(3) }, { status: 'driver_assigned', rank: 20, occurredAt: t(1) }],
     };
+    // The visible events (driver_assigned's CONFIRMED is coalesced).
     expect(planSync(input).events.map((e) => [e.courierStatus, e.event, e.happenedAt.getUTCSeconds()])).toEqual([
-      ['driver_assigned', 'CONFIRMED', 1], ['picked_up', 'CARRIER_PICKED_UP', 3], ['in_transit', 'IN_TRANSIT', 9],
+      ['out_for_delivery', 'OUT_FOR_DELIVERY', 3], ['attempted', 'ATTEMPTED_DELIVERY', 9],
     ]);
     expect(planSync({ ...input, trigger: 'delivered', fulfillmentId: null })).toEqual({ createFulfillment: false, updateTracking: false, events: [] });
     // Rank order, not time order: a later step reported with an earlier time still comes after.
-    const skewed = planSync({ ...input, history: [{ status: 'in_transit', rank: 40, occurredAt: t(1) }, { status: 'picked_up', rank: 30, occurredAt: t(2) }] });
-    expect(skewed.events.map((e) => e.event)).toEqual(['CARRIER_PICKED_UP', 'IN_TRANSIT']);
+    const skewed = planSync({ ...input, history: [{ status: 'attempted', rank: 60, occurredAt: t(1) }, { status: 'out_for_delivery', rank: 50, occurredAt: t(2) }] });
+    expect(skewed.events.map((e) => e.event)).toEqual(['OUT_FOR_DELIVERY', 'ATTEMPTED_DELIVERY']);
     expect(planSync({ ...input, trigger: 'driver_assigned', fulfillmentId: null, courierStatusRank: 19 }).createFulfillment).toBe(false);
     expect(planSync({ ...input, trigger: 'driver_assigned', fulfillmentId: null, courierStatusRank: 20 }).createFulfillment).toBe(true);
     expect(planSync({ ...input, trigger: 'accepted', fulfillmentId: null }).createFulfillment).toBe(true);

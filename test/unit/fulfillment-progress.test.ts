@@ -47,33 +47,49 @@ describe('planSync', () => {
     expect(planSync({ ...base, courierStatus: 'accepted', courierStatusRank: 10, history: hist('accepted') })).toEqual({ createFulfillment: false, updateTracking: false, events: [] });
   });
 
-  it('creates the fulfillment at driver_assigned, with its CONFIRMED event', () => {
+  it('creates the fulfillment at driver_assigned; its CONFIRMED event, not one a customer sees, is coalesced', () => {
     const p = planSync({ ...base, courierStatus: 'driver_assigned', courierStatusRank: 20, history: hist('accepted', 'driver_assigned') });
     expect(p.createFulfillment).toBe(true);
-    expect(p.events.map((e) => e.event)).toEqual(['CONFIRMED']);
+    expect(p.events.map((e) => e.event)).toEqual([]);
   });
 
-  it('writes only what is above the watermark, in rank order, whatever order events arrived in', () => {
+  it('writes only the visible events above the watermark, in rank order, whatever order events arrived in', () => {
     const history = [
+      { status: 'delivered', rank: 100, occurredAt: t(4) },
       { status: 'in_transit', rank: 40, occurredAt: t(3) },
+      { status: 'out_for_delivery', rank: 50, occurredAt: t(3) },
       { status: 'driver_assigned', rank: 20, occurredAt: t(1) },
       { status: 'picked_up', rank: 30, occurredAt: t(2) },
     ];
-    const p = planSync({ ...base, fulfillmentId: 'gid://shopify/Fulfillment/1', shopifyRank: 20, courierStatus: 'in_transit', courierStatusRank: 40, history });
+    const p = planSync({ ...base, fulfillmentId: 'gid://shopify/Fulfillment/1', shopifyRank: 20, courierStatus: 'delivered', courierStatusRank: 100, history });
     expect(p).toEqual({
       createFulfillment: false,
       updateTracking: false,
       events: [
-        { courierStatus: 'picked_up', rank: 30, event: 'CARRIER_PICKED_UP', happenedAt: t(2) },
-        { courierStatus: 'in_transit', rank: 40, event: 'IN_TRANSIT', happenedAt: t(3) },
+        { courierStatus: 'out_for_delivery', rank: 50, event: 'OUT_FOR_DELIVERY', happenedAt: t(3) },
+        { courierStatus: 'delivered', rank: 100, event: 'DELIVERED', happenedAt: t(4) },
       ],
     });
+  });
+
+  it.each([
+    ['CONFIRMED', 'driver_assigned'], ['CARRIER_PICKED_UP', 'picked_up'], ['IN_TRANSIT', 'in_transit'], ['DELAYED', 'delayed'],
+  ])('an intermediate event (%s) is never a Shopify call of its own', (_event, status) => {
+    const p = planSync({ ...base, fulfillmentId: 'f', shopifyRank: 10, courierStatus: status, courierStatusRank: rankOf(status)!, history: hist(status) });
+    expect(p.events).toEqual([]);
+  });
+
+  it.each([
+    ['OUT_FOR_DELIVERY', 'out_for_delivery'], ['ATTEMPTED_DELIVERY', 'attempted'], ['DELIVERED', 'delivered'], ['FAILURE', 'failed'],
+  ])('a visible event (%s) is written', (event, status) => {
+    const p = planSync({ ...base, fulfillmentId: 'f', shopifyRank: 10, courierStatus: status, courierStatusRank: rankOf(status)!, history: hist(status) });
+    expect(p.events.map((e) => e.event)).toEqual([event]);
   });
 
   it('trigger delivered: the fulfillment and the whole history at once', () => {
     const p = planSync({ ...base, trigger: 'delivered', courierStatus: 'delivered', courierStatusRank: 100, history: hist('driver_assigned', 'picked_up', 'delivered') });
     expect(p.createFulfillment).toBe(true);
-    expect(p.events.map((e) => e.event)).toEqual(['CONFIRMED', 'CARRIER_PICKED_UP', 'DELIVERED']);
+    expect(p.events.map((e) => e.event)).toEqual(['DELIVERED']);
   });
 
   it('trigger accepted: the fulfillment as soon as the courier order exists', () => {
@@ -92,9 +108,9 @@ describe('planSync', () => {
     const again: SyncInput = { ...base, fulfillmentId: 'f', trackingCurrent: false, shopifyRank: 0 };
     it.each([
       ['before the trigger: nothing, not even events', { courierStatus: 'accepted', courierStatusRank: 10, history: hist('accepted') }, false, []],
-      ['at the trigger: the tracking moves, then the new events', { courierStatus: 'driver_assigned', courierStatusRank: 20, history: hist('accepted', 'driver_assigned') }, true, ['CONFIRMED']],
+      ['at the trigger: the tracking moves, then the new visible events', { courierStatus: 'out_for_delivery', courierStatusRank: 50, history: hist('accepted', 'driver_assigned', 'out_for_delivery') }, true, ['OUT_FOR_DELIVERY']],
       ['the new booking failed before the trigger: nothing', { courierStatus: 'failed', courierStatusRank: 100, history: hist('accepted', 'failed') }, false, []],
-      ['trigger delivered, delivered: tracking and the whole new history', { trigger: 'delivered', courierStatus: 'delivered', courierStatusRank: 100, history: hist('picked_up', 'delivered') }, true, ['CARRIER_PICKED_UP', 'DELIVERED']],
+      ['trigger delivered, delivered: tracking and the whole new history', { trigger: 'delivered', courierStatus: 'delivered', courierStatusRank: 100, history: hist('picked_up', 'delivered') }, true, ['DELIVERED']],
       ['not booked yet: nothing', { booked: false }, false, []],
     ] as Array<[string, Partial<SyncInput>, boolean, string[]]>)('%s', (_, input, update, events) => {
       const p = planSync({ ...again, ...input });
@@ -103,9 +119,9 @@ describe('planSync', () => {
       expect(p.events.map((e) => e.event)).toEqual(events);
     });
     it('once the tracking is current, only events above the watermark, and no second update', () => {
-      const p = planSync({ ...again, trackingCurrent: true, shopifyRank: 20, courierStatus: 'picked_up', courierStatusRank: 30, history: hist('driver_assigned', 'picked_up') });
+      const p = planSync({ ...again, trackingCurrent: true, shopifyRank: 50, courierStatus: 'delivered', courierStatusRank: 100, history: hist('out_for_delivery', 'delivered') });
       expect(p).toMatchObject({ createFulfillment: false, updateTracking: false });
-      expect(p.events.map((e) => e.event)).toEqual(['CARRIER_PICKED_UP']);
+      expect(p.events.map((e) => e.event)).toEqual(['DELIVERED']);
     });
     it('no fulfillment yet (the fallback cleared it): created as on a first booking', () => {
       const p = planSync({ ...again, fulfillmentId: null, courierStatus: 'driver_assigned', courierStatusRank: 20, history: hist('driver_assigned') });

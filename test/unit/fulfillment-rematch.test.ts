@@ -76,10 +76,11 @@ describe('final means final', () => {
   const t = (s: number) => new Date(Date.UTC(2026, 10, 22, 10, 0, s));
   const h = (status: string, s: number) => ({ status, rank: rankOf(status)!, occurredAt: t(s) });
   it('a lower status dated after the final one is kept off Shopify; one dated before it is written before it', () => {
-    const history = [h('picked_up', 1), h('delivered', 5), h('driver_assigned', 9), h('in_transit', 4)];
-    expect(beforeFinal(history).map((x) => x.status)).toEqual(['picked_up', 'delivered', 'in_transit']);
+    const history = [h('picked_up', 1), h('delivered', 5), h('driver_assigned', 9), h('out_for_delivery', 4), h('attempted', 7)];
+    expect(beforeFinal(history).map((x) => x.status)).toEqual(['picked_up', 'delivered', 'out_for_delivery']);
     const input: SyncInput = { booked: true, courierStatus: 'delivered', courierStatusRank: 100, fulfillmentId: null, shopifyRank: 0, history, trigger: 'delivered', mapping: {} };
-    expect(planSync(input).events.map((e) => e.event)).toEqual(['CARRIER_PICKED_UP', 'IN_TRANSIT', 'DELIVERED']);
+    // The visible events only (picked up is coalesced); the attempt dated after DELIVERED never reaches Shopify.
+    expect(planSync(input).events.map((e) => e.event)).toEqual(['OUT_FOR_DELIVERY', 'DELIVERED']);
   });
   it('the earliest final is the boundary; at the same instant a lower status still counts', () => {
     expect(beforeFinal([h('failed', 8), h('delivered', 6), h('in_transit', 6), h('out_for_delivery', 7)]).map((x) => x.status)).toEqual(['failed', 'delivered', 'in_transit']);

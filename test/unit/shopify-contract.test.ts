@@ -37,8 +37,7 @@ const ORDER_GID = 'gid://shopify/Order/820982911946154508';
 /** The variables the app's own code builds, plus the mutations sync.ts builds inline (same shapes). */
 async function sentOperations(): Promise<Array<{ query: string; variables: Record<string, unknown> }>> {
   const { api, calls } = recorder();
-  await ops.setOrderMetafields(api, 'a.myshopify.com', ORDER_GID, { status: 'accepted', jobId: 'JOB-1', courierOrderId: 'ord_1', price: '95.00', currency: 'ZAR' }, { shopCurrency: 'ZAR' });
-  await ops.addOrderTag(api, 'a.myshopify.com', ORDER_GID);
+  await ops.writeBooking(api, 'a.myshopify.com', ORDER_GID, { status: 'accepted', jobId: 'JOB-1', courierOrderId: 'ord_1', price: '95.00', currency: 'ZAR' }, { shopCurrency: 'ZAR' });
   await ops.fetchFulfillmentState(api, 'a.myshopify.com', ORDER_GID);
   await ops.fetchOrderAsPayload(api, 'a.myshopify.com', '820982911946154508');
   calls.push({ query: ops.SHOP_LOCATIONS, variables: {} });
@@ -55,6 +54,13 @@ async function sentOperations(): Promise<Array<{ query: string; variables: Recor
       },
     },
   });
+  // Fulfillment from the fulfillment orders dispatch booked (web/fulfillment/sync.ts): every line item they hold.
+  calls.push({
+    query: ops.FULFILLMENT_CREATE,
+    variables: { fulfillment: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/1' }], notifyCustomer: true, trackingInfo: { company: 'Courier', number: 'JOB-1', url: 'https://track.example/JOB-1' } } },
+  });
+  // writeBooking's second call, when Shopify refused the set with the price in it.
+  calls.push({ query: ops.METAFIELDS_SET, variables: { metafields: [{ ownerId: ORDER_GID, namespace: ops.METAFIELD_NAMESPACE, key: 'status', type: 'single_line_text_field', value: 'accepted' }] } });
   calls.push({
     query: ops.FULFILLMENT_EVENT_CREATE,
     variables: { fulfillmentEvent: { fulfillmentId: 'gid://shopify/Fulfillment/3', status: 'IN_TRANSIT', happenedAt: new Date(0).toISOString(), message: 'Courier: picked up' } },
@@ -97,7 +103,7 @@ describe(`Admin GraphQL operations against Shopify's ${ADMIN_SCHEMA_VERSION} sch
   it.each([
     ['a field renamed (totalPriceSet → totalPriceMoney)', () => ops.ORDER_FOR_DISPATCH.replace('totalPriceSet', 'totalPriceMoney'), {}, /Cannot query field "totalPriceMoney" on type "Order"/],
     ['a field that does not exist on the type', () => ops.ORDER_FULFILLMENT_ORDERS.replace('requestStatus', 'requestState'), {}, /Cannot query field "requestState"/],
-    ['a missing selection set', () => ops.TAGS_ADD.replace('node { id }', 'node'), {}, /must have a selection of subfields/],
+    ['a missing selection set', () => ops.BOOKING_WRITE.replace('node { id }', 'node'), {}, /must have a selection of subfields/],
     ['a wrong argument type', () => ops.ORDER_FOR_DISPATCH.replace('$id: ID!', '$id: Int!'), { id: 1 }, /of type "Int!" used in position expecting type "ID!"/],
     ['a variable value Shopify would refuse', () => ops.METAFIELDS_SET, { metafields: [{ ownerId: ORDER_GID, namespace: 'x', key: 'y', value: 'v', typo: 1 }] }, /Field "typo" is not defined/],
     ['an enum value that does not exist', () => ops.FULFILLMENT_EVENT_CREATE, { fulfillmentEvent: { fulfillmentId: 'gid://shopify/Fulfillment/1', status: 'PICKED_UP' } }, /Value "PICKED_UP" does not exist in "FulfillmentEventStatus"/],

@@ -11,7 +11,7 @@ export { CliError } from './errors.ts';
 
 const { shops, show, configure, 'test-connection': testConnection, 'test-webhook': testWebhook, 'rotate-key': rotateKey } = SETTINGS_COMMANDS;
 const { deliveries, delivery, dispatch, retry, fix, redispatch, reconcile } = DELIVERY_COMMANDS;
-const { 'data-requests': dataRequests, unmatched, attach, dismiss, resolve } = EVENT_COMMANDS;
+const { 'data-requests': dataRequests, inbox, unmatched, attach, dismiss, resolve } = EVENT_COMMANDS;
 
 /** In the order `help` lists them. */
 export const COMMANDS: Record<string, Command> = {
@@ -28,6 +28,7 @@ export const COMMANDS: Record<string, Command> = {
   'test-connection': testConnection!,
   'test-webhook': testWebhook!,
   reconcile: reconcile!,
+  inbox: inbox!,
   unmatched: unmatched!,
   attach: attach!,
   dismiss: dismiss!,

@@ -5,8 +5,29 @@ import { attachEvent, dismissEvent, listUnmatched, resolveDuplicates } from '../
 import { asCliError, parse, shopArg, table, when, type Command } from './args.ts';
 import { findDelivery } from './delivery-commands.ts';
 import { CliError } from './errors.ts';
+import { inboxReport, retryInbox } from '../inbox/operator.ts';
 
 export const EVENT_COMMANDS: Record<string, Command> = {
+  inbox: {
+    summary: 'webhooks stored but not processed: waiting, and failed (with why); --retry <id>|all runs failed ones again',
+    usage: 'inbox [--retry <id>|all]',
+    async run(rt, args) {
+      const { values } = parse(args, { retry: { type: 'string' } }, 0);
+      if (values.retry !== undefined) {
+        const which = values.retry === 'all' ? 'all' : Number(values.retry);
+        if (which !== 'all' && !Number.isSafeInteger(which)) throw new CliError(`--retry expects an inbox id or all, got '${values.retry}'`);
+        const n = await retryInbox(rt.ctx.db, which, rt.ctx.now());
+        if (!n) throw new CliError(which === 'all' ? 'no failed webhooks to retry' : `no failed webhook with id ${which}`);
+        return rt.out(`${n} webhook(s) queued again; the app's inbox worker processes them.`);
+      }
+      const r = await inboxReport(rt.ctx.db);
+      if (values.json) return rt.out(JSON.stringify(r, null, 2));
+      rt.out(`${r.pending} webhook(s) waiting; ${r.failed.length} failed.`);
+      if (r.failed.length) rt.out(table([['ID', 'RECEIVED', 'SOURCE', 'TOPIC', 'SHOP', 'WEBHOOK ID', 'TRIES', 'WHY'], ...r.failed.map((f) => [String(f.id), when(f.receivedAt), f.source, f.topic, f.shop, f.webhookId, String(f.attempts), f.reason ?? '-'])]));
+    },
+  },
+
+
   'data-requests': {
     summary: "customers' data requests (customers/data_request); with an id, export that report as JSON",
     usage: 'data-requests <shop> [<id>]',

@@ -100,6 +100,8 @@ const schema = z
     GEOCODER_PROVIDER: z.enum(['nominatim']).optional(),
     GEOCODER_URL: z.url({ protocol: /^https?$/, error: 'expected the http(s) base URL of the geocoder' }).optional(),
     GEOCODER_API_KEY: z.string().min(1).optional(),
+    // Bearer token for GET /metrics (Prometheus); unset = /metrics is off (404).
+    METRICS_TOKEN: z.string().min(16, 'expected a token of at least 16 characters').optional(),
     GEOCODER_MIN_CONFIDENCE: z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').default(0.8),
   });
 
@@ -167,6 +169,8 @@ export interface AppConfig {
   personalDataRetentionDays: number;
   /** App-wide geocoder (web/geocoding/config.ts); null = none configured. */
   geocoder: GeocoderConfig | null;
+  /** Bearer token /metrics requires; null = /metrics is off. */
+  metricsToken: string | null;
 }
 
 /** Its message has one line per problem. */
@@ -204,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
     personalDataRetentionDays: e.PERSONAL_DATA_RETENTION_DAYS,
     geocoder: geocoderConfig(e),
+    metricsToken: e.METRICS_TOKEN ?? null,
     jobTimeoutSeconds: e.JOB_TIMEOUT_SECONDS,
     webhookSecretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
     shopSimulatorUrl: e.SHOP_SIMULATOR_URL?.replace(/\/+$/, '') ?? null,

@@ -18,6 +18,14 @@ export interface Database {
   db: Db;
   target: DatabaseTarget;
   provider: DatabaseTarget['provider'];
+  /**
+   * One write statement outside Prisma, for the hottest path only (the webhook inbox insert,
+   * issue 24): Prisma's request pipeline cost more CPU than the insert. Autocommit: durable when
+   * it resolves. SQLite: `?` placeholders, on the adapter's connection under its lock (never
+   * inside another flow's open transaction); PostgreSQL: `$n` placeholders, on a small pool.
+   * Resolves with the number of rows changed.
+   */
+  execute(sql: string, args: unknown[]): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -26,12 +34,19 @@ const require = createRequire(import.meta.url);
 export async function openDatabase(url: string, opts: { poolSize?: number } = {}): Promise<Database> {
   const target = parseDatabaseUrl(url);
   let db: Db;
+  let execute: Database['execute'];
+  let closeExtra = async () => {};
   if (target.provider === 'sqlite') {
     // Each provider's driver is loaded only when used: memory (idle RSS) matters more than start-up.
     const { PrismaBetterSQLite3 } = await import('@prisma/adapter-better-sqlite3');
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
     // busy timeout: the operator CLI and the app may write the same file at once.
-    db = new PrismaClient({ adapter: isolateSqliteTransactions(new PrismaBetterSQLite3({ url: target.file, timeout: 10_000 })) });
+    const direct: { run?: Database['execute'] } = {};
+    db = new PrismaClient({ adapter: isolateSqliteTransactions(new PrismaBetterSQLite3({ url: target.file, timeout: 10_000 }), direct) });
+    execute = async (sql, args) => {
+      if (!direct.run) await db.$queryRawUnsafe('SELECT 1'); // connects the adapter
+      return direct.run!(sql, args);
+    };
     // WAL lets readers (health checks, the CLI) run beside the writer.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
@@ -44,8 +59,22 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     db = new PgPrismaClient({
       adapter: new PrismaPg({ ...target.config, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5_000 }),
     });
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({ ...target.config, max: 4, connectionTimeoutMillis: 5_000, application_name: 'same-day-dispatch:intake' });
+    pool.on('error', () => {}); // an idle connection dropped by the server: the next query opens another
+    execute = async (sql, args) => (await pool.query(sql, args)).rowCount ?? 0;
+    closeExtra = () => pool.end();
   }
-  return { db, target, provider: target.provider, close: () => db.$disconnect() };
+  return {
+    db,
+    target,
+    provider: target.provider,
+    execute,
+    async close() {
+      await closeExtra();
+      await db.$disconnect();
+    },
+  };
 }
 
 /** Unique-constraint violation (P2002), recognised by code so it works for both clients. */
@@ -67,17 +96,31 @@ export function isUniqueViolation(error: unknown): boolean {
 // write lock up front, where the busy timeout applies.
 type AdapterFactory = ConstructorParameters<typeof PrismaClient>[0] extends { adapter?: infer A } ? NonNullable<A> : never;
 
-function isolateSqliteTransactions(factory: PrismaBetterSQLite3): AdapterFactory {
-  let tail: Promise<void> = Promise.resolve();
-  const acquire = (): Promise<() => void> => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const ready = tail.then(() => release);
-    tail = tail.then(() => held);
-    return ready;
-  };
-  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-    const release = await acquire();
+function isolateSqliteTransactions(factory: PrismaBetterSQLite3, direct: { run?: Database['execute'] }): AdapterFactory {
+  // Handed from holder to holder through setImmediate, so requests waiting for I/O get in between
+  // (better-sqlite3 answers synchronously: a chain of statements never yields on its own). The
+  // webhook inbox insert asks with priority: it waits for the holder, not for the whole queue.
+  let held = false;
+  const queue: Array<() => void> = [];
+  const acquire = (priority = false): Promise<() => void> =>
+    new Promise((resolve) => {
+      let done = false;
+      const release = () => {
+        if (done) return;
+        done = true;
+        const next = queue.shift();
+        if (next) setImmediate(next);
+        else held = false;
+      };
+      const grant = () => resolve(release);
+      if (!held) {
+        held = true;
+        grant();
+      } else if (priority) queue.unshift(grant);
+      else queue.push(grant);
+    });
+  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, priority = false) => async (...a: A): Promise<R> => {
+    const release = await acquire(priority);
     try {
       return await fn(...a);
     } finally {
@@ -94,6 +137,7 @@ function isolateSqliteTransactions(factory: PrismaBetterSQLite3): AdapterFactory
       const prepare = cachingPrepare(client.prepare.bind(client));
       client.prepare = (sql: string) => prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql);
       for (const m of ['queryRaw', 'executeRaw', 'executeScript'] as const) a[m] = guarded(a[m].bind(adapter));
+      direct.run = guarded(async (sql: string, args: unknown[]) => Number((prepare(sql).bind(args).run() as { changes: number | bigint }).changes), true);
       const start = a.startTransaction.bind(adapter);
       a.startTransaction = async (isolation?: unknown) => {
         const release = await acquire();

@@ -24,6 +24,7 @@ import { parseCreateOrderBody } from './serialize.ts';
 import { mapCreateOrderResponse, mapQuoteResponse, parseBoth, toOrderList, toOrderView } from './extract.ts';
 import { TokenResponseSchema, type CourierOrderView, type CreateOrderResult, type QuoteResult } from './types.ts';
 import { validateBaseUrl } from './url.ts';
+import { recordCourierCall } from '../ops/metrics.ts';
 import { describeNetworkError, headerValue, isJsonObject, readCapped, safeCode, safeScope, sharedAgent } from './http.ts';
 import { neverSent } from '../retry/policy.ts';
 import { ForbiddenAddressError } from './address-policy.ts';
@@ -360,11 +361,13 @@ export class DeliveryClient {
     throw new CredentialsError(`The courier token request failed (HTTP ${status})${said}`, { status, body, code: info.code });
   }
 
-  /** One HTTP exchange. Network failures and timeouts become RetrySignal. */
+  /** One HTTP exchange, timed for /metrics. Network failures and timeouts become RetrySignal. */
   async #exchange(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number): Promise<HttpResult> {
     let status: number;
     let resHeaders: IncomingHttpHeaders;
     let text: string | null;
+    const started = performance.now();
+    const operation = courierOperation(method, path);
     try {
       const res = await request(`${this.#base}${path}`, {
         method, headers, body, dispatcher: this.#dispatcher,
@@ -373,7 +376,9 @@ export class DeliveryClient {
       status = res.statusCode;
       resHeaders = res.headers as IncomingHttpHeaders;
       text = await readCapped(res.body, MAX_RESPONSE_BYTES);
+      recordCourierCall(operation, (performance.now() - started) / 1000, status < 400 ? 'ok' : `http_${status}`);
     } catch (e) {
+      recordCourierCall(operation, (performance.now() - started) / 1000, 'network');
       const forbidden = [e, (e as { cause?: unknown })?.cause].find((x) => x instanceof ForbiddenAddressError);
       if (forbidden) throw new CourierConfigError(`Refused to connect to the courier base URL: ${(forbidden as Error).message}`);
       throw new RetrySignal(describeNetworkError(e), { cause: e, sent: !neverSent(e) });
@@ -400,4 +405,10 @@ export class DeliveryClient {
   #errorBody(text: string): string {
     return this.#scrub(text.length > MAX_ERROR_BODY_CHARS ? text.slice(0, MAX_ERROR_BODY_CHARS) : text);
   }
+}
+
+/** A metrics label for a call: the method and the path with its ids replaced (GET /v1/orders/:id). */
+export function courierOperation(method: string, path: string): string {
+  const p = path.split('?')[0]!.split('/').map((seg) => ((/\d/.test(seg) && !/^v\d+$/.test(seg)) || seg.length > 24 ? ':id' : seg)).join('/');
+  return `${method} ${p}`;
 }

@@ -19,7 +19,8 @@ import { adoptedResult, matchReference, nextCreateStep, summarise } from './book
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import { cachedCourierAccess, type CourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
-import { setOrderMetafields, addOrderTag } from '../shopify/operations.ts';
+import { writeBooking } from '../shopify/operations.ts';
+import { paced } from '../shopify/paced-jobs.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from './money.ts';
 import { orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
@@ -55,12 +56,12 @@ export const DEFAULT_IN_FLIGHT_MS = 30_000;
 
 export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeof DISPATCH_RETRY> = {}, opts: DispatchOptions = {}): Promise<void> {
   const policy = { ...DISPATCH_RETRY, ...retry };
-  await ctx.queue.work<DispatchJobData>(JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt, { ...opts, signal: job.signal }), {
+  await ctx.queue.work<DispatchJobData>(JOBS.dispatch, paced(ctx, JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt, { ...opts, signal: job.signal })), {
     concurrency: 8,
     retry: policy,
     onExhausted: (job, error) => markFailed(ctx, job.data, error),
   });
-  await ctx.queue.work<DeliveryJobData>(JOBS.writeback, (job) => runWriteback(ctx, job.data), {
+  await ctx.queue.work<DeliveryJobData>(JOBS.writeback, paced(ctx, JOBS.writeback, (job) => runWriteback(ctx, job.data)), {
     concurrency: 4,
     retry: policy,
     onExhausted: async (job, error) => {
@@ -371,21 +372,20 @@ async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown)
   ctx.log.error({ deliveryId: job.deliveryId, err: errorMessage(error) }, 'dispatch failed after the last attempt');
 }
 
-/** Order metafields and tag; retried on its own and never touches the courier. */
+/** Order metafields and tag, in one Shopify request; retried on its own and never touches the courier. */
 export async function runWriteback(ctx: AppContext, job: DeliveryJobData): Promise<void> {
   const d = await readForWriteback(ctx.db, ctx.box, job.deliveryId);
   if (!d || !d.courierOrderId) return;
   const orderGid = `gid://shopify/Order/${d.shopifyOrderId}`;
   // The order's `currency` is the shop's currency (REST orders/paid); unknown once personal data was erased.
   const shopCurrency = d.redactedAt != null ? null : readOrderJson(d).currency || null;
-  const priceProblem = await setOrderMetafields(ctx.admin, d.shopDomain, orderGid, {
+  const priceProblem = await writeBooking(ctx.admin, d.shopDomain, orderGid, {
     status: (d.courierStatus ?? d.courierOrderStatus ?? d.status).toString(),
     jobId: d.dispatchJobId,
     courierOrderId: d.courierOrderId,
     price: d.deliveryPrice,
     currency: d.currency,
   }, { shopCurrency });
-  await addOrderTag(ctx.admin, d.shopDomain, orderGid);
   // select: the full row (read back and its protected fields decrypted) is not needed here.
   await ctx.db.delivery.update({ where: { id: d.id }, data: { writebackPending: false }, select: { id: true } });
   await addEvent(ctx.db, d.id, { kind: 'writeback', source: 'shopify', message: `Shopify order updated: delivery metafields and tag${priceProblem ? ` (${priceProblem})` : ''}` });

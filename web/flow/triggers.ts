@@ -20,6 +20,7 @@ import type { FlowSnapshot } from '../lifecycle/flow-outbox.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { sendFlowTrigger } from '../shopify/operations.ts';
+import { paced } from '../shopify/paced-jobs.ts';
 import { buildTriggerPayload, skipReason } from './payloads.ts';
 
 export const FLOW_TRIGGER_RETRY = { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 };
@@ -108,7 +109,7 @@ export async function sendQueuedTrigger(ctx: AppContext, eventId: string): Promi
 }
 
 export async function registerFlowTriggerJobs(ctx: AppContext): Promise<void> {
-  await ctx.queue.work<FlowTriggerJobData>(JOBS.flowTrigger, (job) => sendQueuedTrigger(ctx, job.data.eventId), {
+  await ctx.queue.work<FlowTriggerJobData>(JOBS.flowTrigger, paced(ctx, JOBS.flowTrigger, (job) => sendQueuedTrigger(ctx, job.data.eventId)), {
     concurrency: 2,
     retry: FLOW_TRIGGER_RETRY,
     onExhausted: async (job, error) => {

@@ -3,9 +3,18 @@ import type { AppContext } from '../context.ts';
 import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobData } from '../jobs/names.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { FULFILLMENT_RETRY } from '../retry/budget.ts';
+import { paced } from '../shopify/paced-jobs.ts';
 import { processCourierEvent, rematchEvents } from './events.ts';
 import { reconcileOnce } from './reconcile.ts';
 import { runFulfillmentSync, shopifyAttention } from './sync.ts';
+
+/** Courier events applied at once per process (of different deliveries). */
+export const COURIER_EVENT_CONCURRENCY = 8;
+
+/** The ordering key of a courier event's job: one delivery's events (by the courier's id for it) run in order. */
+export function courierEventOrderingKey(environmentId: string, deliveryRef: string | null, eventRowId: string): string {
+  return `${environmentId}:${deliveryRef ?? `event:${eventRowId}`}`.slice(0, 200);
+}
 
 export interface FulfillmentJobOptions {
   retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
@@ -15,10 +24,12 @@ export interface FulfillmentJobOptions {
 
 export async function registerFulfillmentJobs(ctx: AppContext, opts: FulfillmentJobOptions = {}): Promise<void> {
   const retry = { ...FULFILLMENT_RETRY, ...opts.retry };
-  // One at a time, in arrival order (the queue claims oldest first): a delivery's statuses are
-  // applied in the order the courier sent them, so none lands below what Shopify already shows.
+  // One delivery's events one at a time, in arrival order (the ordering key names the delivery), so
+  // none lands below what Shopify already shows; different deliveries' events run side by side.
+  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvents, (job) => processCourierEvent(ctx, job.data), { concurrency: COURIER_EVENT_CONCURRENCY, ordered: true, retry });
+  // Jobs enqueued by an earlier version, without ordering keys: one at a time, as they were.
   await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 1, retry });
-  await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId), {
+  await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, paced(ctx, JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId)), {
     concurrency: 4,
     retry,
     onExhausted: (job, error) => shopifyAttention(ctx, job.data.deliveryId, `Could not update the Shopify order: ${errorMessage(error)}`),

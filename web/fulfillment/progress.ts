@@ -151,6 +151,14 @@ export function beforeFinal(history: AppliedStatus[]): AppliedStatus[] {
   return history.filter((h) => h.rank >= TERMINAL_RANK || h.occurredAt.getTime() <= final.occurredAt.getTime());
 }
 
+/**
+ * The fulfillment events a customer sees (Shopify's shipping notifications and order status page):
+ * only these are written. The others (confirmed, picked up, in transit, delayed, …) are coalesced
+ * into the next visible one: they stay on the app's timeline and tracking page, and cost Shopify
+ * no call (docs/shopify-rate-limits.md: ≤ 5 calls per delivered order).
+ */
+export const VISIBLE_EVENTS: ReadonlySet<ShopifyEventStatus> = new Set<ShopifyEventStatus>(['OUT_FOR_DELIVERY', 'ATTEMPTED_DELIVERY', 'DELIVERED', 'FAILURE']);
+
 export interface SyncInput {
   booked: boolean;
   courierStatus: string | null;
@@ -177,7 +185,8 @@ export interface SyncPlan {
 /**
  * What Shopify should show next. The fulfillment is created once the trigger
  * is reached (never for a delivery that failed first); after that every applied
- * status above the watermark becomes one fulfillment event, in rank order.
+ * status above the watermark whose event a customer sees (VISIBLE_EVENTS) becomes
+ * one fulfillment event, in rank order.
  * After a re-dispatch the existing fulfillment gets the new booking's tracking
  * at the same trigger, and only then the new booking's events.
  */
@@ -199,6 +208,6 @@ export function planSync(s: SyncInput): SyncPlan {
   const events = [...byRank.values()]
     .sort((a, b) => a.rank - b.rank)
     .map((h) => ({ courierStatus: h.status, rank: h.rank, event: shopifyEventFor(h.status, s.mapping), happenedAt: h.occurredAt }))
-    .filter((e): e is SyncPlan['events'][number] => e.event !== null);
+    .filter((e): e is SyncPlan['events'][number] => e.event !== null && VISIBLE_EVENTS.has(e.event));
   return { createFulfillment, updateTracking, events };
 }

@@ -27,7 +27,6 @@ import {
   FULFILLMENT_EVENT_CREATE,
   FULFILLMENT_TRACKING_INFO_UPDATE,
   numericId,
-  setOrderMetafields,
 } from '../shopify/operations.ts';
 import { planSync, rankOf } from './progress.ts';
 import { trackingUrlFor } from '../tracking/store.ts';
@@ -127,14 +126,33 @@ async function syncDelivery(ctx: AppContext, d: Loaded, settings: Settings): Pro
     await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyRank: e.rank, syncLockedUntil: new Date(ctx.now() + LEASE_MS) }, select: { id: true } });
     await addEvent(ctx.db, d.id, { kind: 'shopify_event', status: e.event, source: 'shopify', message: `Shopify fulfillment event ${e.event} (courier: ${e.courierStatus})` });
   }
-  // The order metafield mirrors the courier status.
-  if (d.courierStatus && d.courierStatus !== d.shopifyStatus) {
-    await setOrderMetafields(ctx.admin, shop, orderGid, { status: d.courierStatus });
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyStatus: d.courierStatus }, select: { id: true } });
-  }
+  // No metafield write per courier status: the status metafield is the booking's (web/dispatch/dispatcher.ts
+  // runWriteback); Shopify's fulfillment events carry the delivery's progress (docs/shopify-rate-limits.md).
 }
 
 async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings, orderGid: string): Promise<string | null> {
+  const shop = d.shop.domain;
+  // Dispatch read the fulfillment orders and kept the ones it booked: create from them without reading
+  // again (every line item they still hold). Refused (already fulfilled by us before a crash, changed
+  // since): read the order and decide from what Shopify holds now.
+  const booked = readFulfillmentOrderIds(d);
+  if (booked.length) {
+    const data = await ctx.admin.request(shop, FULFILLMENT_CREATE, {
+      fulfillment: { lineItemsByFulfillmentOrder: booked.map((id) => ({ fulfillmentOrderId: id })), notifyCustomer: settings.fulfillment.notifyCustomer, trackingInfo: await trackingOf(ctx, settings, d) },
+    });
+    if (!data?.fulfillmentCreate?.userErrors?.length) return created(ctx, d, data.fulfillmentCreate.fulfillment.id);
+    ctx.log.info({ deliveryId: d.id, userErrors: data.fulfillmentCreate.userErrors }, 'fulfillment from the booked fulfillment orders refused; reading the order');
+  }
+  return createFromRead(ctx, d, settings, orderGid, booked);
+}
+
+async function created(ctx: AppContext, d: Loaded, id: string): Promise<string> {
+  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, fulfillmentGeneration: d.generation, syncLockedUntil: new Date(ctx.now() + LEASE_MS) }, select: { id: true } });
+  await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Shopify fulfillment created with tracking number ${d.dispatchJobId}` });
+  return id;
+}
+
+async function createFromRead(ctx: AppContext, d: Loaded, settings: Settings, orderGid: string, booked: string[]): Promise<string | null> {
   const shop = d.shop.domain;
   const state = await fetchFulfillmentState(ctx.admin, shop, orderGid);
   if (!state) {
@@ -149,7 +167,6 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
   }
 
   // Exactly the fulfillment orders dispatch booked (web/dispatch/dispatcher.ts); older deliveries have none stored.
-  const booked = readFulfillmentOrderIds(d);
   const pickupLocations = booked.length ? null : await pickupLocationsOf(ctx, d);
   const open = state.fulfillmentOrders.filter(
     (f) =>
@@ -175,10 +192,7 @@ async function createFulfillment(ctx: AppContext, d: Loaded, settings: Settings,
     fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: settings.fulfillment.notifyCustomer, trackingInfo: await trackingOf(ctx, settings, d) },
   });
   throwOnUserErrors('fulfillmentCreate', data?.fulfillmentCreate);
-  const id: string = data.fulfillmentCreate.fulfillment.id;
-  await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: id, fulfillmentGeneration: d.generation, syncLockedUntil: new Date(ctx.now() + LEASE_MS) }, select: { id: true } });
-  await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `Shopify fulfillment created with tracking number ${d.dispatchJobId}` });
-  return id;
+  return created(ctx, d, data.fulfillmentCreate.fulfillment.id);
 }
 
 // The merchant's own template wins; otherwise our customer tracking page (web/tracking/).
@@ -230,7 +244,8 @@ async function moveTracking(ctx: AppContext, d: Loaded, settings: Settings, orde
   // Cleared before creating: a crash in between creates (or adopts) on the next run.
   await ctx.db.delivery.update({ where: { id: d.id }, data: { fulfillmentId: null, fulfillmentGeneration: null }, select: { id: true } });
   await addEvent(ctx.db, d.id, { kind: 'fulfilled', source: 'shopify', message: `The earlier Shopify fulfillment could not take the new tracking (${refusal}); ${old && old.status !== 'CANCELLED' ? 'cancelled it and ' : ''}creating a new one` });
-  return createFulfillment(ctx, d, settings, orderGid);
+  // The booked fulfillment orders are this order's state before the cancellation: decide from a read.
+  return createFromRead(ctx, d, settings, orderGid, readFulfillmentOrderIds(d));
 }
 
 /** Shopify locations mapped to the store this delivery was picked up from; null = no mapping in use. */

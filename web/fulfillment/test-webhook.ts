@@ -41,10 +41,12 @@ export async function sendTestWebhook(ctx: AppContext, shopDomain: string, envir
   }
   const deadline = Date.now() + (opts.waitMs ?? 10_000);
   while (Date.now() < deadline) {
-    const env = await ctx.db.courierEnvironment.findUniqueOrThrow({ where: { id: access.environmentId } });
-    if (env.lastWebhookAt && env.lastWebhookAt.getTime() >= since) {
-      return { sent: true, received: true, verified: true, message: `Received and verified a test webhook at ${env.lastWebhookAt.toISOString()}` };
+    // A stored event, not lastWebhookAt: intake refreshes that at most once a minute.
+    const got = await ctx.db.courierEvent.findFirst({ where: { environmentId: access.environmentId, receivedAt: { gte: new Date(since) } }, select: { receivedAt: true } });
+    if (got) {
+      return { sent: true, received: true, verified: true, message: `Received and verified a test webhook at ${got.receivedAt.toISOString()}` };
     }
+    const env = await ctx.db.courierEnvironment.findUniqueOrThrow({ where: { id: access.environmentId } });
     if (env.lastRejectionAt && env.lastRejectionAt.getTime() >= since) {
       return { sent: true, received: true, verified: false, message: `A webhook arrived but was rejected: ${env.lastRejectionReason}. Check the webhook secret in the courier portal.` };
     }

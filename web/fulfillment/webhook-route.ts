@@ -16,8 +16,12 @@ import type { Logger } from '../ops/logger.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { storableDate, storableOrNull, storableText } from '../security/text.ts';
 import { webhookSecretsOf } from '../settings/store.ts';
+import { courierEventOrderingKey } from './jobs.ts';
+import { startIntakeTimer } from '../ops/metrics.ts';
 
 export const WEBHOOK_BODY_LIMIT = '64kb';
+/** How stale the endpoint's lastWebhookAt may get before a webhook refreshes it. */
+export const LAST_WEBHOOK_REFRESH_MS = 60_000;
 const ENDPOINT_ID = /^ep_[A-Za-z0-9_-]{16,64}$/;
 
 const REASON_TEXT: Record<string, string> = {
@@ -83,6 +87,8 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
   return [
     express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
+      const timed = startIntakeTimer('courier');
+      res.on('finish', () => timed(res.statusCode));
       const log: Logger = res.locals.log ?? ctx.log;
       const endpointId = String(req.params.endpointId ?? '');
       if (!ENDPOINT_ID.test(endpointId)) return unknownEndpoint(log, endpointId, res);
@@ -120,6 +126,10 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       // the exact body: it is valid UTF-8 JSON (checked), where such characters can only be escapes.
       const payload = storableText(raw.toString('utf8'));
       const eventId = storableText(v.eventId);
+      const now = ctx.now();
+      // The endpoint's "last webhook" is refreshed at most once a minute: not a write per event.
+      const touch = !env.lastWebhookAt || now - env.lastWebhookAt.getTime() >= LAST_WEBHOOK_REFRESH_MS;
+      const deliveryRef = storableOrNull(data.delivery_id);
       try {
         await ctx.db.$transaction(async (tx) => {
           const row = await tx.courierEvent.create({
@@ -127,20 +137,22 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
               environmentId: env.id,
               eventId,
               type: storableText(String(event.type)),
-              deliveryRef: storableOrNull(data.delivery_id),
+              deliveryRef,
               status: storableOrNull(data.status),
               occurredAt: storableDate(Date.parse(event.created_at)),
               payload,
               state: 'RECEIVED',
-              receivedAt: new Date(ctx.now()),
+              receivedAt: new Date(now),
             },
+            select: { id: true },
           });
-          await ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvent, { eventId: row.id }, { singletonKey: `event:${row.id}` });
-          await tx.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(ctx.now()) } });
+          // Ordered per delivery: that delivery's events apply in arrival order, other deliveries' in parallel.
+          await ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvents, { eventId: row.id }, { orderingKey: courierEventOrderingKey(env.id, deliveryRef, row.id) });
+          if (touch) await tx.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
         });
       } catch (e) {
         if (!isUniqueViolation(e)) throw e;
-        await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(ctx.now()) } });
+        if (touch) await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
         elog.info({ eventId }, 'duplicate courier webhook acknowledged');
         res.status(200).json({ received: true, duplicate: true });
         return;

@@ -7,13 +7,14 @@ import type { Database, Tx } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import { afterFailure, assertMaxAttempts, DEFAULT_JOB_RETRY, isRetryable, jobRetryDelay, resolveJobRetryPolicy, retryAfterOf } from '../retry/policy.ts';
 import { assertInterval, assertQueueName, bucketJobId, describeError, msUntilNextBucket, timeBucket } from './policy.ts';
-import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, WorkOptions } from './queue.ts';
+import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, QueueStat, WorkOptions } from './queue.ts';
 
 export interface Registration<T = unknown> {
   name: string;
   handler: (job: Job<T>) => Promise<void>;
   concurrency: number;
   retry: JobRetryPolicy;
+  ordered: boolean;
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
 }
 
@@ -32,6 +33,7 @@ export interface InsertRequest {
   name: string;
   data: unknown;
   singletonKey: string | null;
+  orderingKey: string | null;
   startAfterMs: number;
   /** The job's own maxAttempts, or null: its worker's policy decides when it runs. */
   maxAttempts: number | null;
@@ -78,6 +80,7 @@ export abstract class BaseJobQueue implements JobQueue {
   protected abstract stopBackend(graceMs: number): Promise<void>;
   abstract notify(): void;
   abstract getJob(name: string, id: string): Promise<JobInfo | null>;
+  abstract stats(): Promise<QueueStat[]>;
 
   // ---- JobQueue ----
   async work<T>(name: string, handler: (job: Job<T>) => Promise<void>, opts: WorkOptions<T> = {}): Promise<void> {
@@ -87,7 +90,7 @@ export abstract class BaseJobQueue implements JobQueue {
     if (this.lifecycle === 'stopping' || this.lifecycle === 'stopped') throw new Error('the job queue is stopped');
     const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 100) throw new RangeError('concurrency must be an integer from 1 to 100');
-    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry) };
+    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry), ordered: opts.ordered === true };
     if (opts.onExhausted) reg.onExhausted = opts.onExhausted;
     this.registrations.set(name, reg as Registration);
     if (this.lifecycle === 'started') await this.startWorker(reg as Registration);
@@ -125,11 +128,17 @@ export abstract class BaseJobQueue implements JobQueue {
       throw new TypeError('singletonKey must be a string of 1-200 characters');
     }
     if (opts.id !== undefined && !UUID.test(opts.id)) throw new TypeError('id must be a lower-case UUID');
+    const orderingKey = opts.orderingKey ?? null;
+    if (orderingKey !== null && (typeof orderingKey !== 'string' || orderingKey.length === 0 || orderingKey.length > 200)) {
+      throw new TypeError('orderingKey must be a string of 1-200 characters');
+    }
+    if (orderingKey !== null && key !== null) throw new TypeError('a job has a singletonKey or an orderingKey, not both');
     const req: InsertRequest = {
       id: opts.id ?? randomUUID(),
       name,
       data: data === undefined ? null : data,
       singletonKey: key,
+      orderingKey,
       startAfterMs,
       maxAttempts,
     };

@@ -4,7 +4,9 @@ export const JOBS = {
   dispatch: 'dispatch',
   /** Order metafields and tag after booking (web/dispatch/dispatcher.ts). */
   writeback: 'shopify-writeback',
-  /** One stored courier webhook → the delivery's status (web/fulfillment/events.ts). */
+  /** One stored courier webhook → the delivery's status (web/fulfillment/events.ts); ordered per delivery (orderingKey). */
+  courierEvents: 'courier-events',
+  /** The same, as enqueued before ordering keys: drained at concurrency 1 for jobs stored by an earlier version. */
   courierEvent: 'courier-event',
   /** Bring the Shopify fulfillment and its events up to the delivery's status (web/fulfillment/sync.ts). */
   fulfillmentSync: 'fulfillment-sync',

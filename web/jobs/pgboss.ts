@@ -50,7 +50,7 @@ import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Registration } from './base.ts';
 import { retryAfterOf } from '../retry/policy.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
-import type { Job, JobInfo, JobRetryPolicy } from './queue.ts';
+import type { Job, JobInfo, JobRetryPolicy, QueueStat } from './queue.ts';
 
 /** A notify() within this long of an enqueue wakes a worker of that queue (the commit may come later). */
 const RECENT_ENQUEUE_MS = 5_000;
@@ -80,6 +80,8 @@ export interface PgBossQueueOptions extends BaseOptions {
 }
 
 const POLICY = 'exclusive';
+/** Queues whose jobs carry ordering keys (queue.ts guarantee 8). */
+const ORDERED_POLICY = 'key_strict_fifo';
 
 export class PgBossJobQueue extends BaseJobQueue {
   readonly backend = 'pg-boss' as const;
@@ -88,6 +90,7 @@ export class PgBossJobQueue extends BaseJobQueue {
   private readonly expireInSeconds: number;
   private readonly heartbeatSeconds: number | undefined;
   private readonly deleteAfterSeconds: number;
+  private readonly schema: string;
   private readonly queues = new Map<string, Promise<void>>();
   private started = false;
   /** When each queue last got a job due now (notify() wakes a worker of those queues). */
@@ -101,6 +104,8 @@ export class PgBossJobQueue extends BaseJobQueue {
     this.expireInSeconds = opts.expireInSeconds ?? 300;
     this.heartbeatSeconds = opts.heartbeatSeconds;
     this.deleteAfterSeconds = opts.deleteAfterSeconds ?? 7 * 24 * 3600;
+    this.schema = opts.schema ?? 'pgboss';
+    if (!/^[a-z_][a-z0-9_]*$/i.test(this.schema)) throw new Error('the pg-boss schema must be a plain identifier');
     const c = target.config;
     this.boss = new PgBoss({
       host: c.host,
@@ -145,14 +150,15 @@ export class PgBossJobQueue extends BaseJobQueue {
    * CONFLICT DO NOTHING, so an existing queue keeps its settings). Created
    * from an enqueue, it carries the default delays until a worker registers.
    */
-  private ensureQueue(name: string): Promise<void> {
+  private ensureQueue(name: string, ordered: boolean): Promise<void> {
     let p = this.queues.get(name);
     if (!p) {
+      const policy = ordered ? ORDERED_POLICY : POLICY;
       p = (async () => {
-        await this.boss.createQueue(name, { policy: POLICY, ...this.queueOptions(this.registrations.get(name)?.retry ?? this.defaults) });
+        await this.boss.createQueue(name, { policy, ...this.queueOptions(this.registrations.get(name)?.retry ?? this.defaults) });
         const q = await this.boss.getQueue(name);
-        if (q?.policy !== POLICY) {
-          throw new Error(`pg-boss queue ${name} has policy ${q?.policy}, expected ${POLICY}; singleton keys would not hold`);
+        if (q?.policy !== policy) {
+          throw new Error(`pg-boss queue ${name} has policy ${q?.policy}, expected ${policy}; ${ordered ? 'ordering' : 'singleton'} keys would not hold`);
         }
       })();
       this.queues.set(name, p);
@@ -162,7 +168,7 @@ export class PgBossJobQueue extends BaseJobQueue {
   }
 
   protected async startWorker(reg: Registration): Promise<void> {
-    await this.ensureQueue(reg.name);
+    await this.ensureQueue(reg.name, reg.ordered);
     // The worker's policy (and this instance's expiry settings) for jobs inserted from now on.
     await this.boss.updateQueue(reg.name, this.queueOptions(reg.retry));
     await this.boss.work(
@@ -222,12 +228,13 @@ export class PgBossJobQueue extends BaseJobQueue {
 
   protected async insert(tx: Tx, req: InsertRequest): Promise<string | null> {
     if (!this.started) throw new Error('start() the pg-boss job queue before enqueueing');
-    await this.ensureQueue(req.name);
+    await this.ensureQueue(req.name, req.orderingKey !== null);
     if (req.startAfterMs === 0) this.lastEnqueue.set(req.name, Date.now());
     return this.boss.send(req.name, req.data as object, {
       db: fromPrisma(tx),
       id: req.id,
-      singletonKey: req.singletonKey !== null ? `key:${req.singletonKey}` : `id:${req.id}`,
+      // key_strict_fifo: the ordering key is pg-boss's singleton key (one running per key, FIFO).
+      singletonKey: req.orderingKey !== null ? `key:${req.orderingKey}` : req.singletonKey !== null ? `key:${req.singletonKey}` : `id:${req.id}`,
       ...(req.startAfterMs > 0 ? { startAfter: req.startAfterMs / 1000 } : {}),
       expireInSeconds: this.expireInSeconds,
       ...(this.heartbeatSeconds ? { heartbeatSeconds: this.heartbeatSeconds } : {}),
@@ -272,6 +279,25 @@ export class PgBossJobQueue extends BaseJobQueue {
       maxAttempts: j.retryLimit === MAX_ATTEMPTS_BY_WORKER.pgBossRetryLimit ? null : j.retryLimit,
       lastError: recordedErrorMessage(j.output),
     };
+  }
+
+  async stats(): Promise<QueueStat[]> {
+    if (!this.started) return [];
+    const schema = this.schema;
+    const { rows } = await this.boss.getDb().executeSql(
+      `SELECT name,
+              count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now()) AS waiting,
+              count(*) FILTER (WHERE state = 'active') AS active,
+              COALESCE(EXTRACT(EPOCH FROM now() - min(start_after) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())), 0) AS lag
+         FROM ${schema}.job WHERE state IN ('created', 'retry', 'active') GROUP BY name`,
+      [],
+    );
+    return (rows as Array<{ name: string; waiting: string; active: string; lag: string }>).map((r) => ({
+      name: r.name,
+      waiting: Number(r.waiting),
+      active: Number(r.active),
+      lagSeconds: Math.max(0, Number(r.lag)),
+    }));
   }
 
   protected async stopBackend(graceMs: number): Promise<void> {

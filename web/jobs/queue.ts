@@ -58,7 +58,17 @@
 //    running handlers, then gives back whatever is still running (it counts as
 //    a failed attempt and is retried; the handler's `job.signal` is aborted).
 //
-// NOT GUARANTEED: ordering between jobs; exactly-once execution (see 2); that
+// 8. Ordering keys. Jobs of one queue enqueued with the same `orderingKey` run
+//    one at a time, in commit order (pg-boss: jobs of one key enqueued in ONE
+//    transaction run in any order); jobs with different keys run concurrently
+//    (up to the worker's concurrency). A job waiting to retry holds its key, so
+//    a later job of that key waits behind it. The queue must be registered with
+//    work(…, { ordered: true }) (pg-boss's `key_strict_fifo` policy is fixed when
+//    the queue is created; on SQLite the claim takes only the oldest live job of
+//    each key, and none while one is running). pg-boss also holds the key after
+//    a job of it fails for good; SQLite lets the next one run.
+//
+// NOT GUARANTEED: ordering between jobs without a shared ordering key; exactly-once execution (see 2); that
 // a handler which ignores `job.signal` stops when its job is given back.
 //
 // CONVENTIONS: payloads are JSON objects of ids only (they are stored in clear
@@ -66,6 +76,9 @@
 // name and attempt, never the payload.
 import type { Tx } from '../db/client.ts';
 import type { JobRetryPolicy } from '../retry/policy.ts';
+import type { QueueStat } from '../ops/metrics.ts';
+
+export type { QueueStat };
 
 export type { JobRetryPolicy };
 
@@ -83,6 +96,8 @@ export interface Job<T = unknown> {
 export interface EnqueueOptions {
   /** At most one queued, retrying or running job per (name, key); a duplicate returns null. */
   singletonKey?: string;
+  /** Jobs of this queue with the same key run one at a time, in insert order (guarantee 8). Not with singletonKey. */
+  orderingKey?: string;
   /** Run no sooner than this many milliseconds after the enqueue. */
   startAfterMs?: number;
   /** This job's own attempt limit (default: its worker's policy, read when it runs). */
@@ -100,6 +115,8 @@ export interface WorkOptions<T> {
   concurrency?: number;
   /** This queue's retry policy, over the queue-wide defaults. */
   retry?: Partial<JobRetryPolicy>;
+  /** The queue's jobs carry ordering keys (guarantee 8). */
+  ordered?: boolean;
   /** Called when the job will not run again (guarantee 4). */
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
 }
@@ -159,6 +176,8 @@ export interface JobQueue {
    * open SQLite transaction: it takes its own, which waits for that one.
    */
   getJob(name: string, id: string): Promise<JobInfo | null>;
+  /** Per queue: jobs due and waiting, running, and the oldest waiting job's age (for /metrics). */
+  stats(): Promise<QueueStat[]>;
   /** Stops claiming, waits for running handlers up to graceMs (default 10 s), gives back the rest. */
   stop(opts?: { graceMs?: number }): Promise<void>;
 }

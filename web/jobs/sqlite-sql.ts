@@ -14,10 +14,10 @@ const LIVE_STATES = `('created', 'retry', 'active')`;
  * One statement: SQLite runs it under its write lock, so the singleton check and the insert
  * cannot interleave with another writer. A duplicate id (every() buckets) is ignored rather
  * than raised, so the caller's transaction is not aborted. Binds: id, queue, payload,
- * singletonKey, runAt, maxAttempts, createdAt, updatedAt, queue, singletonKey.
+ * singletonKey, orderingKey, runAt, maxAttempts, createdAt, updatedAt, queue, singletonKey.
  */
-export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt")
-       SELECT ?, ?, ?, 'created', ?, ?, 0, ?, ?, ?
+export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "orderingKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt")
+       SELECT ?, ?, ?, 'created', ?, ?, ?, 0, ?, ?, ?
        WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "queue" = ? AND "singletonKey" = ? AND "state" IN ${LIVE_STATES})
        ON CONFLICT ("id") DO NOTHING`;
 
@@ -26,7 +26,10 @@ export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state",
  * free slots. Binds: lockedBy, lockedUntil, updatedAt, then per queue: name, now, limit.
  */
 export function claimJobs(queues: number): string {
-  const due = `SELECT "id" FROM (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" IN ('created', 'retry') AND "runAt" <= ? ORDER BY "runAt", "createdAt" LIMIT ?)`;
+  // An ordered job (orderingKey) is due only as the oldest live job of its key (rowid: insert order).
+  const head = `("orderingKey" IS NULL OR NOT EXISTS (SELECT 1 FROM "Job" AS "k" WHERE "k"."queue" = "Job"."queue" AND "k"."orderingKey" = "Job"."orderingKey"
+      AND "k"."state" IN ('created', 'retry', 'active') AND ("k"."state" = 'active' OR "k"."rowid" < "Job"."rowid")))`;
+  const due = `SELECT "id" FROM (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" IN ('created', 'retry') AND "runAt" <= ? AND ${head} ORDER BY "runAt", "createdAt" LIMIT ?)`;
   return `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
          WHERE "id" IN (${Array.from({ length: queues }, () => due).join(' UNION ALL ')})
          RETURNING "id", "queue", "payload", "attempts", "maxAttempts", "lastError"`;
@@ -49,3 +52,10 @@ export function outcomeUpdate(outcome: Exclude<Outcome, { kind: 'abandoned' }>, 
       return { sql: `UPDATE "Job" SET "state" = 'failed', "lastError" = ?, ${unlock} ${fence}`, args: [outcome.message, sqliteTime(now)] };
   }
 }
+
+/** Per queue: due waiting jobs, running jobs, the oldest due waiting job's runAt. Binds: now, now. */
+export const QUEUE_STATS = `SELECT "queue",
+         SUM(CASE WHEN "state" IN ('created', 'retry') AND "runAt" <= ? THEN 1 ELSE 0 END) AS "waiting",
+         SUM(CASE WHEN "state" = 'active' THEN 1 ELSE 0 END) AS "active",
+         MIN(CASE WHEN "state" IN ('created', 'retry') AND "runAt" <= ? THEN "runAt" END) AS "oldest"
+       FROM "Job" WHERE "state" IN ('created', 'retry', 'active') GROUP BY "queue"`;

@@ -31,9 +31,9 @@ import { hostname } from 'node:os';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
-import type { Job, JobInfo, JobState } from './queue.ts';
+import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
-import { claimJobs, INSERT_JOB, outcomeUpdate, sqliteTime } from './sqlite-sql.ts';
+import { claimJobs, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -116,6 +116,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       req.name,
       JSON.stringify(req.data),
       req.singletonKey,
+      req.orderingKey,
       sqliteTime(now + req.startAfterMs),
       req.maxAttempts ?? MAX_ATTEMPTS_BY_WORKER.sqlite,
       sqliteTime(now),
@@ -147,6 +148,17 @@ export class SqliteJobQueue extends BaseJobQueue {
       maxAttempts: own === MAX_ATTEMPTS_BY_WORKER.sqlite ? null : own,
       lastError: r.lastError,
     };
+  }
+
+  async stats(): Promise<QueueStat[]> {
+    const now = Date.now();
+    const rows = await this.tx((tx) => tx.$queryRawUnsafe<Array<{ queue: string; waiting: number | bigint; active: number | bigint; oldest: string | null }>>(QUEUE_STATS, sqliteTime(now), sqliteTime(now)));
+    return rows.map((r) => ({
+      name: r.queue,
+      waiting: Number(r.waiting),
+      active: Number(r.active),
+      lagSeconds: r.oldest ? Math.max(0, (now - Date.parse(r.oldest)) / 1000) : 0,
+    }));
   }
 
   // ---- life cycle ----

@@ -50,8 +50,13 @@ export const MAX_COURIER_CREATES_PER_GENERATION = maxCourierCreates(DISPATCH_RET
 export const SHOPIFY_ATTEMPTS_IN_JOBS = 1;
 /** GraphQL requests in one attempt: the request, and one repeat after a 401 refreshed the token. */
 export const SHOPIFY_REQUESTS_PER_ATTEMPT = 2;
-/** Shopify calls of one write-back run: metafieldsSet, the price's metafieldsSet, tagsAdd (web/dispatch/dispatcher.ts runWriteback). */
-export const WRITEBACK_SHOPIFY_CALLS = 3;
+/**
+ * Shopify calls of one write-back run: the booking write (metafields and tag in one request), and the
+ * metafields again without the price if Shopify refused it (web/shopify/operations.ts writeBooking).
+ * THROTTLED answers are not in these bounds: they wait for the shop's budget and spend no attempt
+ * (web/shopify/pacer.ts).
+ */
+export const WRITEBACK_SHOPIFY_CALLS = 2;
 
 /** Worst-case GraphQL requests made by a job of `jobAttempts` attempts that makes `callsPerRun` Shopify calls per run. */
 export function maxShopifyRequests(jobAttempts: number, callsPerRun: number): number {
@@ -60,10 +65,10 @@ export function maxShopifyRequests(jobAttempts: number, callsPerRun: number): nu
 
 /**
  * Worst-case Shopify GraphQL requests for one delivery's order write-back
- * (metafields and tag after booking): 72. Its fulfillment syncs are bounded per
+ * (metafields and tag after booking): 48. Its fulfillment syncs are bounded per
  * call below; how many syncs a delivery has follows the courier's statuses.
  */
 export const MAX_SHOPIFY_CALLS_PER_WRITEBACK = maxShopifyRequests(DISPATCH_RETRY.maxAttempts, WRITEBACK_SHOPIFY_CALLS);
 
-/** Worst-case GraphQL requests for one Shopify call of a fulfillment sync (read, fulfillmentCreate, an event, metafields): 20. */
+/** Worst-case GraphQL requests for one Shopify call of a fulfillment sync (fulfillmentCreate, a read, an event): 20. */
 export const MAX_SHOPIFY_REQUESTS_PER_SYNC_CALL = maxShopifyRequests(FULFILLMENT_RETRY.maxAttempts, 1);

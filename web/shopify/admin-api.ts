@@ -1,6 +1,12 @@
-// Shopify Admin GraphQL with the shop's offline token: cost throttling
-// (THROTTLED / 429), 5xx and network errors retried with waits (web/retry),
-// userErrors turned into a typed error. classifyAdminResponse is pure and table-tested.
+// Shopify Admin GraphQL with the shop's offline token: every call paced by the
+// shop's cost budget (web/shopify/pacer.ts), 429, 5xx and network errors retried
+// with waits (web/retry), userErrors turned into a typed error. classifyAdminResponse
+// is pure and table-tested.
+//
+// THROTTLED is never a failure: the budget is corrected from Shopify's
+// throttleStatus and the call waits and goes again, spending no attempt. A job's
+// client (`deferAfterMs`) does not hold its worker through a long wait: it throws
+// ShopifyBudgetWait and the job runs again later (web/shopify/paced-jobs.ts).
 //
 // Who retries: `maxAttempts` (default 6) is for interactive callers (admin pages,
 // CLI). The job workers get a client with maxAttempts 1 (web/runtime.ts): their
@@ -9,6 +15,27 @@ import { fetch } from 'undici';
 import type { Logger } from '../ops/logger.ts';
 import { parseRetryAfter, resolveHttpRetryPolicy, type HttpRetryPolicy } from '../retry/policy.ts';
 import { RetrySignal, withRetries } from '../retry/run.ts';
+import { OPERATION_COST } from './operation-costs.ts';
+import type { Database } from '../db/client.ts';
+import { MemoryBudgetStore, PgBudgetStore, ShopifyBudgetWait, ShopifyPacer, type Priority, type ThrottleWait } from './pacer.ts';
+
+const throttleObservers = new Set<(w: ThrottleWait) => void>();
+
+/** Every throttle wait of every Admin client in this process (for /metrics); returns the unsubscribe. */
+export function onShopifyThrottleWait(fn: (w: ThrottleWait) => void): () => void {
+  throttleObservers.add(fn);
+  return () => void throttleObservers.delete(fn);
+}
+
+function emitThrottleWait(w: ThrottleWait): void {
+  for (const fn of throttleObservers) {
+    try {
+      fn(w);
+    } catch {
+      // An observer's failure is its own; the call goes on.
+    }
+  }
+}
 
 export class ShopifyAdminError extends Error {
   readonly retryable: boolean;
@@ -47,13 +74,21 @@ export function throwOnUserErrors(operation: string, payload: { userErrors?: Use
 export type Classified =
   | { kind: 'ok'; data: unknown }
   | { kind: 'retry'; waitMs: number; reason: string }
+  /** The shop's cost bucket could not pay: wait for it (never counted as a failed attempt). */
+  | { kind: 'throttled' }
   | { kind: 'refresh_token' }
   | { kind: 'fail'; message: string; status: number };
 
 interface GraphqlBody {
   data?: unknown;
   errors?: Array<{ message?: string; extensions?: { code?: string } }> | string;
-  extensions?: { cost?: { requestedQueryCost?: number; throttleStatus?: { currentlyAvailable?: number; restoreRate?: number } } };
+  extensions?: {
+    cost?: {
+      requestedQueryCost?: number;
+      actualQueryCost?: number | null;
+      throttleStatus?: { maximumAvailable?: number; currentlyAvailable?: number; restoreRate?: number };
+    };
+  };
 }
 
 const MAX_WAIT_MS = 30_000;
@@ -76,12 +111,7 @@ export function classifyAdminResponse(status: number, retryAfter: string | null,
   if (status !== 200 || !body) return { kind: 'fail', status, message: `Shopify Admin API answered HTTP ${status}` };
 
   const errors = typeof body.errors === 'string' ? [{ message: body.errors }] : (body.errors ?? []);
-  if (errors.some((e) => e.extensions?.code === 'THROTTLED' || /throttled/i.test(e.message ?? ''))) {
-    const cost = body.extensions?.cost;
-    const need = (cost?.requestedQueryCost ?? 50) - (cost?.throttleStatus?.currentlyAvailable ?? 0);
-    const rate = cost?.throttleStatus?.restoreRate || 50;
-    return { kind: 'retry', waitMs: Math.min(MAX_WAIT_MS, Math.max(100, Math.ceil((need / rate) * 1000))), reason: 'THROTTLED' };
-  }
+  if (errors.some((e) => e.extensions?.code === 'THROTTLED' || /throttled/i.test(e.message ?? ''))) return { kind: 'throttled' };
   if (errors.some((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR')) {
     return { kind: 'retry', waitMs: backoffWait(attempt), reason: 'INTERNAL_SERVER_ERROR' };
   }
@@ -102,10 +132,46 @@ export interface AdminApiOptions {
   maxAttempts?: number;
   timeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** The per-shop budget; shared by every client of the runtime (default: one of its own, in memory). */
+  pacer?: ShopifyPacer;
+  /** Jobs: a budget wait longer than this throws ShopifyBudgetWait instead of holding the worker. */
+  deferAfterMs?: number;
+  now?: () => number;
+}
+
+export interface RequestOptions {
+  /** background: leaves part of the shop's bucket to customer-visible writes (web/shopify/pacer.ts). */
+  priority?: Priority;
 }
 
 export interface AdminApi {
-  request<T = any>(shop: string, query: string, variables?: Record<string, unknown>): Promise<T>;
+  request<T = any>(shop: string, query: string, variables?: Record<string, unknown>, opts?: RequestOptions): Promise<T>;
+}
+
+/** THROTTLED answers in a row an interactive call sits through before it gives up (a job defers instead). */
+const MAX_THROTTLED_IN_A_ROW = 20;
+
+/** A pacer over an in-memory budget (SQLite, or a client on its own). */
+export function memoryPacer(o: { now?: () => number; sleep?: (ms: number) => Promise<void> } = {}): ShopifyPacer {
+  return new ShopifyPacer({
+    store: new MemoryBudgetStore(),
+    now: o.now ?? Date.now,
+    sleep: o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
+    costs: OPERATION_COST,
+    onWait: emitThrottleWait,
+  });
+}
+
+/** The runtime's pacer: on PostgreSQL one budget row per shop shared by every instance; on SQLite in memory. */
+export function shopifyPacer(database: Pick<Database, 'db' | 'provider'>, now: () => number): ShopifyPacer {
+  if (database.provider !== 'postgres') return memoryPacer({ now });
+  return new ShopifyPacer({
+    store: new PgBudgetStore(database.db),
+    now,
+    sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+    costs: OPERATION_COST,
+    onWait: emitThrottleWait,
+  });
 }
 
 export function createAdminApi(opts: AdminApiOptions): AdminApi {
@@ -116,15 +182,22 @@ export function createAdminApi(opts: AdminApiOptions): AdminApi {
     sleep: opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
     random: Math.random,
   };
+  const pacer = opts.pacer ?? memoryPacer({ now: opts.now, sleep: loop.sleep });
   return {
-    request<T>(shop: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    request<T>(shop: string, query: string, variables: Record<string, unknown> = {}, ro: RequestOptions = {}): Promise<T> {
       const operation = /\b(query|mutation)\s+(\w+)/.exec(query)?.[2] ?? 'operation';
       let refreshed = false;
 
-      /** One POST; a 401 refreshes the token once and repeats it. */
+      /** One POST; a 401 refreshes the token once and repeats it; THROTTLED waits for the budget and repeats it. */
       const attempt = async (timeoutMs: number, n: number): Promise<T> => {
         let forceToken = false;
+        let throttled = 0;
         for (;;) {
+          await pacer.acquire(shop, operation, {
+            priority: ro.priority,
+            ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
+            ...(throttled ? { reason: 'throttled' as const } : {}),
+          });
           const token = await opts.accessToken(shop, { force: forceToken });
           let status: number;
           let retryAfter: string | null = null;
@@ -142,8 +215,23 @@ export function createAdminApi(opts: AdminApiOptions): AdminApi {
           } catch (e) {
             throw new RetrySignal(`Shopify unreachable: ${(e as Error).message}`, { retryAfterMs: backoffWait(n), cause: e });
           }
+          const cost = body?.extensions?.cost;
+          if (cost && typeof cost.requestedQueryCost === 'number') {
+            const t = cost.throttleStatus;
+            const reported = t && typeof t.currentlyAvailable === 'number' && typeof t.maximumAvailable === 'number' && typeof t.restoreRate === 'number'
+              ? { currentlyAvailable: t.currentlyAvailable, maximumAvailable: t.maximumAvailable, restoreRate: t.restoreRate } : null;
+            if (reported) pacer.noteMaximum(shop, reported.maximumAvailable);
+            await pacer.settle(shop, operation, { requested: cost.requestedQueryCost, actual: cost.actualQueryCost ?? null, status: reported });
+          }
           const c = classifyAdminResponse(status, retryAfter, body, n);
           if (c.kind === 'ok') return c.data as T;
+          if (c.kind === 'throttled') {
+            throttled += 1;
+            if (throttled < MAX_THROTTLED_IN_A_ROW) continue;
+            // Shopify keeps refusing what its own throttleStatus says it can pay (a limit lowered for a while).
+            if (opts.deferAfterMs !== undefined) throw new ShopifyBudgetWait(shop, 1_000);
+            throw new RetrySignal('Shopify kept answering THROTTLED', { status, retryAfterMs: 1_000, answered: true });
+          }
           if (c.kind === 'fail') throw new ShopifyAdminError(c.message, { retryable: false, status: c.status });
           if (c.kind === 'refresh_token') {
             if (refreshed) throw new ShopifyAdminError('Shopify rejected the access token; the merchant must open the app to re-authorise', { retryable: false, status: 401 });

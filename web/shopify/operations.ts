@@ -34,7 +34,7 @@ export const ORDER_FULFILLMENT_ORDERS = /* GraphQL */ `
   query OrderFulfillmentOrders($id: ID!) {
     order(id: $id) {
       id
-      fulfillmentOrders(first: 20) {
+      fulfillmentOrders(first: 5) {
         nodes {
           id
           status
@@ -44,7 +44,7 @@ export const ORDER_FULFILLMENT_ORDERS = /* GraphQL */ `
           lineItems(first: 100) { nodes { id remainingQuantity requiresShipping } }
         }
       }
-      fulfillments(first: 50) { id status trackingInfo(first: 5) { company number url } }
+      fulfillments(first: 10) { id status trackingInfo(first: 1) { company number url } }
     }
   }`;
 
@@ -90,8 +90,16 @@ export const METAFIELDS_SET = /* GraphQL */ `
     }
   }`;
 
-export const TAGS_ADD = /* GraphQL */ `
-  mutation TagsAdd($id: ID!, $tags: [String!]!) {
+/**
+ * The booking write: the delivery metafields and the tag in ONE request (two mutation fields,
+ * 20 points), instead of a call each (docs/shopify-rate-limits.md).
+ */
+export const BOOKING_WRITE = /* GraphQL */ `
+  mutation BookingWrite($metafields: [MetafieldsSetInput!]!, $id: ID!, $tags: [String!]!) {
+    metafieldsSet(metafields: $metafields) {
+      metafields { key namespace value }
+      userErrors { field message code }
+    }
     tagsAdd(id: $id, tags: $tags) {
       node { id }
       userErrors { field message }
@@ -115,34 +123,38 @@ export interface DeliveryMetafields {
 }
 
 /**
- * Order metafields in the app's namespace: status, job id, courier order id,
- * then the delivery price. metafieldsSet is all-or-nothing and a `money`
- * value must be in the shop's currency, so the price goes in its own call,
- * only when the courier charged in the shop's currency, and its refusal never
- * loses the others. Returns why the price was not written, or null.
+ * The booking write (BOOKING_WRITE): status, job id, courier order id and the
+ * delivery price as order metafields in the app's namespace, and the tag, in
+ * one request. metafieldsSet is all-or-nothing and a `money` value must be in
+ * the shop's currency: the price goes in only when the courier charged in the
+ * shop's currency, and if Shopify refuses the set with it, the others go again
+ * without it (a second call, only then). Returns why the price was not written, or null.
  */
-export async function setOrderMetafields(
+export async function writeBooking(
   api: AdminApi, shop: string, orderGid: string, m: DeliveryMetafields, opts: { shopCurrency?: string | null } = {},
 ): Promise<string | null> {
   const text = (key: string, value: string) => ({ ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key, type: 'single_line_text_field', value });
   const metafields = [text('status', m.status)];
   if (m.jobId) metafields.push(text('job_id', m.jobId));
   if (m.courierOrderId) metafields.push(text('courier_order_id', m.courierOrderId));
-  const data = await api.request(shop, METAFIELDS_SET, { metafields });
-  throwOnUserErrors('metafieldsSet', data?.metafieldsSet);
-  if (!m.price || !m.currency) return null;
-  if (opts.shopCurrency && opts.shopCurrency.toUpperCase() !== m.currency.toUpperCase()) {
-    return `delivery price ${m.price} ${m.currency} not written: a money metafield must be in the shop's currency (${opts.shopCurrency})`;
+  let priceProblem: string | null = null;
+  const withPrice = [...metafields];
+  if (m.price && m.currency) {
+    if (opts.shopCurrency && opts.shopCurrency.toUpperCase() !== m.currency.toUpperCase()) {
+      priceProblem = `delivery price ${m.price} ${m.currency} not written: a money metafield must be in the shop's currency (${opts.shopCurrency})`;
+    } else {
+      withPrice.push({ ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key: 'delivery_price', type: 'money', value: JSON.stringify({ amount: m.price, currency_code: m.currency }) });
+    }
   }
-  const price = { ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key: 'delivery_price', type: 'money', value: JSON.stringify({ amount: m.price, currency_code: m.currency }) };
-  const priced = await api.request(shop, METAFIELDS_SET, { metafields: [price] });
-  const errors = priced?.metafieldsSet?.userErrors as Array<{ message: string }> | undefined;
-  return errors?.length ? `delivery price not written: Shopify refused it (${errors.map((e) => e.message).join('; ')})` : null;
-}
-
-export async function addOrderTag(api: AdminApi, shop: string, orderGid: string, tag = DISPATCHED_TAG): Promise<void> {
-  const data = await api.request(shop, TAGS_ADD, { id: orderGid, tags: [tag] });
+  const data = await api.request(shop, BOOKING_WRITE, { metafields: withPrice, id: orderGid, tags: [DISPATCHED_TAG] }, { priority: 'background' });
   throwOnUserErrors('tagsAdd', data?.tagsAdd);
+  const errors = data?.metafieldsSet?.userErrors as Array<{ message: string }> | undefined;
+  if (!errors?.length) return priceProblem;
+  if (withPrice.length === metafields.length) throwOnUserErrors('metafieldsSet', data.metafieldsSet);
+  // Refused with the price: the rest without it.
+  const again = await api.request(shop, METAFIELDS_SET, { metafields }, { priority: 'background' });
+  throwOnUserErrors('metafieldsSet', again?.metafieldsSet);
+  return `delivery price not written: Shopify refused it (${errors.map((e) => e.message).join('; ')})`;
 }
 
 export interface FulfillmentOrderNode {
@@ -211,7 +223,7 @@ export const ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH = /* GraphQL */ `
     order(id: $id) {
       id
       createdAt
-      fulfillmentOrders(first: 20) {
+      fulfillmentOrders(first: 5) {
         nodes {
           id
           status
@@ -295,6 +307,6 @@ export const FLOW_TRIGGER_RECEIVE = /* GraphQL */ `
   }`;
 
 export async function sendFlowTrigger(api: AdminApi, shop: string, handle: string, payload: Record<string, unknown>): Promise<void> {
-  const data = await api.request<{ flowTriggerReceive: { userErrors: Array<{ field: string[] | null; message: string }> } | null }>(shop, FLOW_TRIGGER_RECEIVE, { handle, payload });
+  const data = await api.request<{ flowTriggerReceive: { userErrors: Array<{ field: string[] | null; message: string }> } | null }>(shop, FLOW_TRIGGER_RECEIVE, { handle, payload }, { priority: 'background' });
   throwOnUserErrors('flowTriggerReceive', data.flowTriggerReceive);
 }

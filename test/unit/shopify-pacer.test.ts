@@ -1,0 +1,82 @@
+// The per-shop pacer's arithmetic (web/shopify/pacer.ts), as tables, and the pacer over
+// an in-memory budget on an injected clock.
+import { describe, expect, it } from 'vitest';
+import { MemoryBudgetStore, ShopifyBudgetWait, ShopifyPacer, settle, take, VISIBLE_RESERVE, type Budget, type ThrottleWait } from '../../web/shopify/pacer.ts';
+
+const b = (available: number, at = 0, maximum = 2000, restoreRate = 100): Budget => ({ available, maximum, restoreRate, at });
+
+describe('take', () => {
+  it.each([
+    ['pays from what is there', b(600), 538, 0, 0, { waitMs: 0, available: 62 }],
+    ['refills at the restore rate first', b(0), 538, 5_380, 0, { waitMs: 0, available: 0 }],
+    ['waits for what is missing', b(0), 538, 1_000, 0, { waitMs: 4_380, available: 100 }],
+    ['never above the maximum', b(1990), 10, 60_000, 0, { waitMs: 0, available: 1990 }],
+    ['a background call leaves the reserve', b(600), 20, 0, 500, { waitMs: 0, available: 580 }],
+    ['…and waits when it would eat into it', b(510), 20, 0, 500, { waitMs: 100, available: 510 }],
+    ['a cost above the whole bucket waits for a full one, not forever', b(0, 0, 600, 50), 1000, 0, 0, { waitMs: 12_000, available: 0 }],
+  ])('%s', (_name, budget, cost, now, reserve, want) => {
+    const r = take(budget, cost, now, reserve);
+    expect({ waitMs: r.waitMs, available: Math.round(r.budget.available) }).toEqual(want);
+  });
+});
+
+describe('settle', () => {
+  const status = (currentlyAvailable: number, maximumAvailable = 2000, restoreRate = 100) => ({ currentlyAvailable, maximumAvailable, restoreRate });
+  it.each([
+    ['the refund comes back', b(62), { requested: 538, actual: 11, status: status(1989) }, 589],
+    ["Shopify's lower count wins (another process, a drained bucket)", b(1462), { requested: 538, actual: 11, status: status(300) }, 300],
+    ['THROTTLED: nothing ran, all of it comes back, then Shopify\'s count', b(62), { requested: 538, actual: null, status: status(400) }, 400],
+    ['no throttleStatus: only the refund', b(62), { requested: 538, actual: 11, status: null }, 589],
+  ])('%s', (_name, budget, report, available) => {
+    expect(Math.round(settle(budget, report, 0).available)).toBe(available);
+  });
+
+  it('adopts the plan Shopify reports', () => {
+    expect(settle(b(62), { requested: 10, actual: 10, status: status(19_000, 20_000, 1000) }, 0)).toMatchObject({ maximum: 20_000, restoreRate: 1000 });
+  });
+});
+
+describe('ShopifyPacer', () => {
+  function pacer() {
+    let t = 0;
+    const waits: ThrottleWait[] = [];
+    const store = new MemoryBudgetStore();
+    const p = new ShopifyPacer({ store, now: () => t, sleep: async (ms) => void (t += ms), costs: { Read: 538, Write: 10 }, onWait: (w) => waits.push(w) });
+    return { p, store, waits, advance: (ms: number) => void (t += ms) };
+  }
+
+  it('waits until the shop can pay, one shop at a time: another shop is not held', async () => {
+    const { p, waits } = pacer();
+    await p.acquire('a.myshopify.com', 'Read'); // the first of an unknown shop: a quarter of the smallest bucket, after a short wait
+    await p.acquire('a.myshopify.com', 'Read');
+    expect(waits.map((w) => [w.shop, w.reason, w.waitMs])).toEqual([['a.myshopify.com', 'budget', 380], ['a.myshopify.com', 'budget', 5380]]);
+    await p.acquire('b.myshopify.com', 'Write');
+    expect(waits).toHaveLength(2);
+  });
+
+  it('a job (deferAfterMs) gets ShopifyBudgetWait instead of a long wait', async () => {
+    const { p } = pacer();
+    await p.acquire('a.myshopify.com', 'Read', { deferAfterMs: 2_000 });
+    const e = await p.acquire('a.myshopify.com', 'Read', { deferAfterMs: 2_000 }).catch((x) => x);
+    expect(e).toBeInstanceOf(ShopifyBudgetWait);
+    expect(e.retryAfterMs).toBe(5380);
+  });
+
+  it('background calls leave a quarter of the bucket to customer-visible ones', async () => {
+    const { p, store, advance } = pacer();
+    p.noteMaximum('a.myshopify.com', 2000);
+    await store.settle('a.myshopify.com', { requested: 0, actual: 0, status: { currentlyAvailable: 510, maximumAvailable: 2000, restoreRate: 100 } }, 0);
+    const e = await p.acquire('a.myshopify.com', 'Write', { priority: 'background', deferAfterMs: 0 }).catch((x) => x);
+    expect(e).toBeInstanceOf(ShopifyBudgetWait);
+    await p.acquire('a.myshopify.com', 'Write', { deferAfterMs: 0 });
+    advance(0);
+    expect(VISIBLE_RESERVE).toBe(0.25);
+  });
+
+  it('learns an operation\'s cost from what Shopify reports', async () => {
+    const { p } = pacer();
+    expect(p.costOf('Unknown')).toBe(50);
+    await p.settle('a.myshopify.com', 'Unknown', { requested: 77, actual: 5, status: null });
+    expect(p.costOf('Unknown')).toBe(77);
+  });
+});

@@ -1,0 +1,89 @@
+// The inbox's statements, for both providers. Raw SQL through the app's Prisma
+// client: these run once per webhook (insert) or once per batch (claim, settle),
+// where Prisma's query compiler was the largest cost (issue 24). Placeholders are
+// written $1…$n and turned into SQLite's `?` (each is used once, in order).
+import type { DatabaseTarget } from '../db/url.ts';
+import type { Tx } from '../db/client.ts';
+
+export type Provider = DatabaseTarget['provider'];
+
+export interface InboxRow {
+  id: number;
+  source: string;
+  key: string;
+  topic: string;
+  shop: string;
+  body: string;
+  attempts: number;
+}
+
+/** A time as each provider stores Prisma's DateTime: SQLite text with +00:00; PostgreSQL TIMESTAMP(3) in UTC. */
+export function dbTime(provider: Provider, ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return provider === 'sqlite' ? iso.replace('Z', '+00:00') : iso.slice(0, -1);
+}
+
+function sql(provider: Provider, text: string): string {
+  return provider === 'sqlite' ? text.replace(/\$\d+(::timestamp\(3\))?/g, '?') : text;
+}
+
+const TS = '::timestamp(3)';
+
+export function insertSql(provider: Provider): string {
+  return sql(
+    provider,
+    `INSERT INTO "WebhookInbox" ("source", "key", "topic", "shop", "body", "state", "attempts", "nextAttemptAt", "receivedAt")
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6${TS}, $7${TS}) ON CONFLICT ("key") DO NOTHING`,
+  );
+}
+
+/** Due rows, oldest first. On PostgreSQL locked for the caller's transaction, skipping rows another instance holds. */
+export function claimSql(provider: Provider): string {
+  return sql(
+    provider,
+    `SELECT "id", "source", "key", "topic", "shop", "body", "attempts" FROM "WebhookInbox"
+     WHERE "state" = 'pending' AND "nextAttemptAt" <= $1${TS} ORDER BY "id" LIMIT $2${provider === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+  );
+}
+
+/** One row again, locked (the one-by-one retry after a batch failed). */
+export function claimOneSql(provider: Provider): string {
+  return sql(
+    provider,
+    `SELECT "id", "source", "key", "topic", "shop", "body", "attempts" FROM "WebhookInbox"
+     WHERE "id" = $1 AND "state" = 'pending'${provider === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+  );
+}
+
+/** Processed rows keep no body: it holds personal data, and the key alone dedupes. */
+export async function markDone(tx: Tx, provider: Provider, ids: number[], outcome: string | null, now: number): Promise<void> {
+  if (!ids.length) return;
+  const list = ids.map((_, i) => `$${i + 4}`).join(', ');
+  await tx.$executeRawUnsafe(
+    sql(provider, `UPDATE "WebhookInbox" SET "state" = 'done', "body" = '', "outcome" = $1, "processedAt" = $2${TS}, "attempts" = "attempts" + $3 WHERE "id" IN (${list})`),
+    outcome,
+    dbTime(provider, now),
+    1,
+    ...ids,
+  );
+}
+
+/** A failed attempt: due again at `nextAt`, or failed for good (`state` 'failed'). */
+export async function markFailed(tx: Tx, provider: Provider, id: number, state: 'pending' | 'failed', error: string, nextAt: number, now: number): Promise<void> {
+  await tx.$executeRawUnsafe(
+    sql(provider, `UPDATE "WebhookInbox" SET "state" = $1, "outcome" = $2, "nextAttemptAt" = $3${TS}, "processedAt" = $4${TS}, "attempts" = "attempts" + 1 WHERE "id" = $5`),
+    state,
+    error.slice(0, 2000),
+    dbTime(provider, nextAt),
+    state === 'failed' ? dbTime(provider, now) : null,
+    id,
+  );
+}
+
+export function depthSql(provider: Provider): string {
+  return sql(provider, `SELECT COUNT(*) AS "n", MIN("receivedAt") AS "oldest" FROM "WebhookInbox" WHERE "state" = 'pending'`);
+}
+
+export function pruneSql(provider: Provider): string {
+  return sql(provider, `DELETE FROM "WebhookInbox" WHERE "state" = 'done' AND "processedAt" < $1${TS}`);
+}

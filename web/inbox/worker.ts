@@ -1,0 +1,275 @@
+// The inbox worker: drains verified webhooks stored by the intake routes, many
+// rows per transaction (issue 24). Intake is one insert and a 200; everything
+// else (parsing, the payload/header checks, eligibility, delivery rows, jobs)
+// happens here.
+//
+//   intake ──insert──▶ WebhookInbox (pending) ──claim batch──▶ topic handlers ──▶ done
+//                                              (one transaction)        │ throws
+//                                                    one row per transaction, then
+//                                                    backoff, then failed (operator)
+//
+// A batch runs in one transaction; if any row throws, the batch rolls back and
+// its rows run again one per transaction, so one bad row costs only itself.
+// A row that cannot be processed at all (body not JSON, undecryptable) is failed
+// at once; one that keeps throwing is retried with backoff and failed after
+// maxAttempts. Failed rows stay for the operator (`npm run cli -- inbox`, which
+// can retry them) and show in /metrics. On PostgreSQL the claim skips rows
+// another instance holds (FOR UPDATE SKIP LOCKED); SQLite runs one process.
+import type { Database, Db, Tx } from '../db/client.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { SecretBox } from '../security/crypto.ts';
+import { isUniqueViolation } from '../db/client.ts';
+import { errorMessage } from '../ops/errors.ts';
+import { DecryptionError } from '../security/crypto.ts';
+import { claimOneSql, claimSql, dbTime, depthSql, markDone, markFailed, pruneSql, type InboxRow } from './sql.ts';
+import { processShopifyWebhook, UnprocessableWebhook, type TopicHandlers } from './shopify.ts';
+import { inboxMetrics } from '../ops/metrics.ts';
+
+export interface InboxOptions {
+  /** Rows claimed per transaction (default 50). */
+  batchSize?: number;
+  /** Stop adding rows to a batch after this long, so intake's inserts wait little for SQLite's writer (default 25 ms). */
+  batchMs?: number;
+  /** How often an idle worker looks for due rows (default 500 ms); notify() wakes it at once. */
+  pollIntervalMs?: number;
+  /** Attempts before a row that keeps failing is left to the operator (default 10). */
+  maxAttempts?: number;
+  /** How long processed rows (keys only) are kept to dedupe redeliveries (default 7 days; Shopify retries for 48 h). */
+  keepDoneMs?: number;
+}
+
+/** What the worker needs of the AppContext (not imported: the context holds the worker). */
+interface Ctx {
+  db: Db;
+  database: Database;
+  box: SecretBox;
+  log: Logger;
+  now: () => number;
+}
+type RowResult = { ok: true; outcome: string | null } | { ok: false; permanent: string };
+
+const TX = { maxWait: 15_000, timeout: 60_000 };
+const PRUNE_EVERY_MS = 10 * 60_000;
+/** Intake counts as busy this long after its last insert. */
+const INTAKE_BUSY_MS = 100;
+
+/** Backoff before attempt n+1 of a row that threw: 1 s, 2 s, 4 s … capped at 10 min. */
+export function inboxRetryDelayMs(attempts: number): number {
+  return Math.min(600_000, 1000 * 2 ** Math.max(0, attempts - 1));
+}
+
+export class InboxWorker {
+  readonly #ctx: Ctx;
+  readonly #handlers: TopicHandlers;
+  readonly #batchSize: number;
+  readonly #batchMs: number;
+  readonly #pollMs: number;
+  readonly #maxAttempts: number;
+  readonly #keepDoneMs: number;
+  #running = false;
+  #timer: NodeJS.Timeout | null = null;
+  #pass: Promise<void> | null = null;
+  #again = false;
+  #lastPrune = 0;
+  #lastIntake = -Infinity;
+
+  constructor(ctx: Ctx, handlers: TopicHandlers, opts: InboxOptions = {}) {
+    this.#ctx = ctx;
+    this.#handlers = handlers;
+    this.#batchSize = opts.batchSize ?? 50;
+    this.#batchMs = opts.batchMs ?? 25;
+    this.#pollMs = opts.pollIntervalMs ?? 500;
+    this.#maxAttempts = opts.maxAttempts ?? 10;
+    this.#keepDoneMs = opts.keepDoneMs ?? 7 * 24 * 3_600_000;
+  }
+
+  get #provider() {
+    return this.#ctx.database.provider;
+  }
+
+  start(): void {
+    this.#running = true;
+    this.notify();
+  }
+
+  /** An intake insert committed: wake the worker, and note that intake is busy (see #loop). */
+  received(): void {
+    this.#lastIntake = performance.now();
+    this.notify();
+  }
+
+  /** Wakes the worker. */
+  notify(): void {
+    if (!this.#running) return;
+    if (this.#pass) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#pass = this.#loop().finally(() => {
+      this.#pass = null;
+      if (!this.#running) return;
+      if (this.#again) {
+        this.#again = false;
+        this.notify();
+      } else this.#timer = setTimeout(() => this.notify(), this.#pollMs);
+    });
+  }
+
+  /** Resolves once no pass is running (tests: everything due has been processed, after-commit steps included). */
+  async idle(): Promise<void> {
+    while (this.#pass) await this.#pass;
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.idle();
+  }
+
+  async #loop(): Promise<void> {
+    try {
+      // Until the inbox is empty. better-sqlite3 answers synchronously, so a batch is one long
+      // run of microtasks: the worker yields to I/O between rows and between batches, and while
+      // webhooks are arriving it leaves the process (and SQLite's one writer) to intake two thirds
+      // of the time. A burst is acknowledged at once and drained at the pace left over.
+      for (;;) {
+        const started = performance.now();
+        const claimed = await this.drainOnce();
+        if (!this.#running || claimed === 0) break;
+        const took = performance.now() - started;
+        const busy = performance.now() - this.#lastIntake < INTAKE_BUSY_MS;
+        await new Promise((r) => (busy ? setTimeout(r, Math.min(2 * took, 200)) : setImmediate(r)));
+      }
+      if (this.#ctx.now() - this.#lastPrune >= PRUNE_EVERY_MS) await this.#prune();
+    } catch (e) {
+      this.#ctx.log.warn({ err: errorMessage(e) }, 'inbox pass failed; retrying at the next poll');
+    }
+  }
+
+  /** One batch: claims due rows, processes them, returns how many were claimed. */
+  async drainOnce(): Promise<number> {
+    const now = this.#ctx.now();
+    const after: Array<() => unknown> = [];
+    let claimed: InboxRow[] = [];
+    try {
+      await this.#ctx.db.$transaction(async (tx) => {
+        claimed = await tx.$queryRawUnsafe<InboxRow[]>(claimSql(this.#provider), dbTime(this.#provider, now), this.#batchSize);
+        const started = performance.now();
+        const done: number[] = [];
+        for (const row of claimed) {
+          // The rest of a slow batch stays pending for the next one (it was only read, not changed).
+          if (done.length && performance.now() - started > this.#batchMs) break;
+          if (done.length) await new Promise((r) => setImmediate(r)); // let waiting requests in
+          const r = await this.#process(tx, row, false, after);
+          const id = Number(row.id);
+          if (!r.ok) await markFailed(tx, this.#provider, id, 'failed', r.permanent, now, now);
+          else if (r.outcome) await markDone(tx, this.#provider, [id], r.outcome, now);
+          else done.push(id);
+          inboxMetrics.processed(row.source, r.ok ? (r.outcome ? 'ignored' : 'done') : 'failed');
+        }
+        await markDone(tx, this.#provider, done, null, now);
+      }, TX);
+    } catch (e) {
+      after.length = 0;
+      if (!claimed.length) throw e;
+      this.#ctx.log.info({ err: errorMessage(e), rows: claimed.length }, 'inbox batch rolled back; processing its rows one by one');
+      for (const row of claimed) await this.#one(Number(row.id), now);
+    }
+    for (const fn of after) {
+      try {
+        await fn();
+      } catch (e) {
+        this.#ctx.log.error({ err: errorMessage(e) }, 'after-commit step failed');
+      }
+    }
+    return claimed.length;
+  }
+
+  /** One row in its own transaction; a unique violation gets one rerun; other errors back off. */
+  async #one(id: number, now: number): Promise<void> {
+    for (let run = 1; run <= 2; run++) {
+      const after: Array<() => unknown> = [];
+      let row: InboxRow | undefined;
+      try {
+        await this.#ctx.db.$transaction(async (tx) => {
+          [row] = await tx.$queryRawUnsafe<InboxRow[]>(claimOneSql(this.#provider), id);
+          if (!row) return;
+          const r = await this.#process(tx, row, run > 1, after);
+          if (!r.ok) await markFailed(tx, this.#provider, id, 'failed', r.permanent, now, now);
+          else await markDone(tx, this.#provider, [id], r.outcome, now);
+          inboxMetrics.processed(row.source, r.ok ? (r.outcome ? 'ignored' : 'done') : 'failed');
+        }, TX);
+      } catch (e) {
+        if (run === 1 && isUniqueViolation(e)) continue;
+        await this.#failed(id, row, e, now);
+        return;
+      }
+      for (const fn of after) {
+        try {
+          await fn();
+        } catch (e) {
+          this.#ctx.log.error({ err: errorMessage(e) }, 'after-commit step failed');
+        }
+      }
+      return;
+    }
+  }
+
+  async #failed(id: number, row: InboxRow | undefined, e: unknown, now: number): Promise<void> {
+    const attempts = Number(row?.attempts ?? 0) + 1;
+    const final = attempts >= this.#maxAttempts;
+    const log = this.#ctx.log.child({ inboxId: id, source: row?.source, topic: row?.topic, shop: row?.shop, attempts });
+    if (final) log.error({ err: errorMessage(e) }, 'webhook could not be processed; left failed in the inbox for the operator');
+    else log.warn({ err: errorMessage(e) }, 'webhook processing failed; will retry');
+    if (final) inboxMetrics.processed(row?.source ?? 'shopify', 'failed');
+    try {
+      await this.#ctx.db.$transaction((tx) => markFailed(tx, this.#provider, id, final ? 'failed' : 'pending', errorMessage(e), now + inboxRetryDelayMs(attempts), now));
+    } catch (err) {
+      log.error({ err: errorMessage(err) }, 'could not record a webhook failure; it runs again at the next pass');
+    }
+  }
+
+  async #process(tx: Tx, row: InboxRow, rerun: boolean, after: Array<() => unknown>): Promise<RowResult> {
+    let body: string;
+    try {
+      body = this.#ctx.box.decrypt(row.body);
+    } catch (e) {
+      if (e instanceof DecryptionError) return { ok: false, permanent: `the stored body cannot be decrypted: ${e.message}` };
+      throw e;
+    }
+    try {
+      const outcome = await processShopifyWebhook(tx, { webhookId: row.key, topic: row.topic, shop: row.shop, body }, this.#handlers, {
+        log: this.#ctx.log,
+        rerun,
+        afterCommit: (fn) => after.push(fn),
+      });
+      if (outcome) this.#ctx.log.warn({ shop: row.shop, topic: row.topic, webhookId: row.key, outcome }, 'shopify webhook acknowledged without effect');
+      return { ok: true, outcome };
+    } catch (e) {
+      if (e instanceof UnprocessableWebhook) {
+        this.#ctx.log.error({ shop: row.shop, topic: row.topic, webhookId: row.key, reason: e.message }, 'shopify webhook cannot be processed; left failed in the inbox for the operator');
+        return { ok: false, permanent: e.message };
+      }
+      throw e;
+    }
+  }
+
+  async #prune(): Promise<void> {
+    this.#lastPrune = this.#ctx.now();
+    try {
+      await this.#ctx.db.$executeRawUnsafe(pruneSql(this.#provider), dbTime(this.#provider, this.#ctx.now() - this.#keepDoneMs));
+    } catch (e) {
+      this.#ctx.log.warn({ err: errorMessage(e) }, 'could not prune the inbox');
+    }
+  }
+
+  /** Pending rows and the age of the oldest, for /metrics. */
+  async depth(): Promise<{ pending: number; oldestAgeSeconds: number }> {
+    const [r] = await this.#ctx.db.$queryRawUnsafe<Array<{ n: number | bigint; oldest: string | Date | null }>>(depthSql(this.#provider));
+    const oldest = r?.oldest ? new Date(r.oldest).getTime() : null;
+    return { pending: Number(r?.n ?? 0), oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (this.#ctx.now() - oldest) / 1000) };
+  }
+}

@@ -1,0 +1,24 @@
+// A job whose Shopify call would wait long for the shop's budget gives back its
+// worker: the same job is queued again for when the budget pays, and this run ends
+// without failing (no attempt spent). Meanwhile the workers serve other shops' jobs,
+// so one shop's sale does not hold another shop's orders (docs/shopify-rate-limits.md).
+import type { AppContext } from '../context.ts';
+import type { Job } from '../jobs/queue.ts';
+import { ShopifyBudgetWait } from './pacer.ts';
+
+/** How long a job's Shopify call may wait for the budget in its worker before it is deferred instead. */
+export const DEFER_AFTER_MS = 250;
+const MAX_DEFER_MS = 60_000;
+
+export function paced<T>(ctx: Pick<AppContext, 'db' | 'queue' | 'log'>, name: string, handler: (job: Job<T>) => Promise<void>): (job: Job<T>) => Promise<void> {
+  return async (job) => {
+    try {
+      await handler(job);
+    } catch (e) {
+      if (!(e instanceof ShopifyBudgetWait)) throw e;
+      // Capped: the budget is known only as of its last answer; a minute later the job looks again.
+      await ctx.db.$transaction((tx) => ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: Math.min(e.retryAfterMs, MAX_DEFER_MS) }));
+      ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs }, "the shop's Shopify API budget is spent; the job runs again when it pays");
+    }
+  };
+}

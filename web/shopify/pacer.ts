@@ -1,0 +1,244 @@
+// Paces Admin GraphQL calls per shop so Shopify's calculated-cost bucket is not
+// overdrawn (docs/shopify-rate-limits.md). Before a call, wait until the shop's
+// budget can pay the call's requested cost, and take it; after the answer, give
+// back what Shopify refunded and adopt its throttleStatus when it reports less.
+//
+// One budget per shop for the whole app: on PostgreSQL a row per shop taken
+// under a row lock (every instance and job shares it); on SQLite, in process
+// (SQLite runs one app process). The arithmetic is pure (take, settle) and the
+// same for both stores.
+import type { Db } from '../db/client.ts';
+
+export interface Budget {
+  available: number;
+  maximum: number;
+  restoreRate: number;
+  /** The app clock's milliseconds `available` is as of. */
+  at: number;
+}
+
+export interface ThrottleStatus {
+  maximumAvailable: number;
+  currentlyAvailable: number;
+  restoreRate: number;
+}
+
+/** What one answer says about the bucket. `actual` null: Shopify ran nothing (THROTTLED, MAX_COST_EXCEEDED). */
+export interface CostReport {
+  requested: number;
+  actual: number | null;
+  status: ThrottleStatus | null;
+}
+
+/**
+ * Until Shopify reports a shop's bucket: the smallest plan's (standard: 2,000 points, 100/s), a
+ * quarter full. So after a start only about one call goes before the first answer says how much
+ * there really is (a bucket another process drained, a smaller limit).
+ */
+export const UNKNOWN_BUDGET = { maximum: 2000, restoreRate: 100 };
+
+export function freshBudget(now: number): Budget {
+  return { available: UNKNOWN_BUDGET.maximum / 4, ...UNKNOWN_BUDGET, at: now };
+}
+
+export function refilled(b: Budget, now: number): number {
+  return Math.min(b.maximum, b.available + (Math.max(0, now - b.at) / 1000) * b.restoreRate);
+}
+
+/**
+ * Takes `cost` if the budget holds it plus `reserve` (points kept for
+ * customer-visible writes); otherwise takes nothing and says how long until it would.
+ */
+export function take(b: Budget, cost: number, now: number, reserve = 0): { budget: Budget; waitMs: number } {
+  const available = refilled(b, now);
+  // A cost above the whole bucket can never be paid in full: wait for a full bucket instead of forever.
+  const need = Math.min(cost + reserve, b.maximum);
+  if (available >= need) return { budget: { ...b, available: available - cost, at: now }, waitMs: 0 };
+  return { budget: { ...b, available, at: now }, waitMs: Math.ceil(((need - available) / b.restoreRate) * 1000) };
+}
+
+/**
+ * After an answer: what was taken beyond the actual cost comes back (all of it
+ * when Shopify ran nothing), and Shopify's own count wins when it is lower
+ * (calls of another process, a bucket drained before we started, a limit lowered).
+ */
+export function settle(b: Budget, r: CostReport, now: number): Budget {
+  const refund = Math.max(0, r.requested - (r.actual ?? 0));
+  const mine = refilled(b, now) + refund;
+  if (!r.status) return { ...b, available: Math.min(b.maximum, mine), at: now };
+  const maximum = r.status.maximumAvailable;
+  return { available: Math.min(maximum, mine, r.status.currentlyAvailable), maximum, restoreRate: r.status.restoreRate, at: now };
+}
+
+export interface BudgetStore {
+  /** 0: the cost was taken; otherwise the milliseconds to wait before asking again. */
+  take(shop: string, cost: number, now: number, reserve: number): Promise<number>;
+  settle(shop: string, report: CostReport, now: number): Promise<void>;
+}
+
+/** SQLite (one process): the budgets in memory. */
+export class MemoryBudgetStore implements BudgetStore {
+  readonly budgets = new Map<string, Budget>();
+
+  async take(shop: string, cost: number, now: number, reserve: number): Promise<number> {
+    const r = take(this.budgets.get(shop) ?? freshBudget(now), cost, now, reserve);
+    this.budgets.set(shop, r.budget);
+    return r.waitMs;
+  }
+
+  async settle(shop: string, report: CostReport, now: number): Promise<void> {
+    this.budgets.set(shop, settle(this.budgets.get(shop) ?? freshBudget(now), report, now));
+  }
+}
+
+interface BudgetRow { available: number; maximum: number; restoreRate: number; at: bigint | number }
+
+/** PostgreSQL: a row per shop, read and written under its row lock, so instances take from one budget. */
+export class PgBudgetStore implements BudgetStore {
+  readonly db: Db;
+  readonly #rows = new Set<string>();
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  async #update(shop: string, now: number, f: (b: Budget) => { budget: Budget; waitMs: number }): Promise<number> {
+    return this.db.$transaction(async (tx) => {
+      // The row is created once; this process remembers it exists (rows are never deleted).
+      if (!this.#rows.has(shop)) {
+        const fresh = freshBudget(now);
+        await tx.$executeRaw`INSERT INTO "ShopifyBudget" ("shop", "available", "maximum", "restoreRate", "at")
+          VALUES (${shop}, ${fresh.available}, ${fresh.maximum}, ${fresh.restoreRate}, ${BigInt(now)}) ON CONFLICT ("shop") DO NOTHING`;
+      }
+      const [row] = await tx.$queryRaw<BudgetRow[]>`SELECT "available", "maximum", "restoreRate", "at" FROM "ShopifyBudget" WHERE "shop" = ${shop} FOR UPDATE`;
+      const current: Budget = { available: row!.available, maximum: row!.maximum, restoreRate: row!.restoreRate, at: Number(row!.at) };
+      const r = f(current);
+      await tx.$executeRaw`UPDATE "ShopifyBudget" SET "available" = ${r.budget.available}, "maximum" = ${r.budget.maximum},
+        "restoreRate" = ${r.budget.restoreRate}, "at" = ${BigInt(r.budget.at)} WHERE "shop" = ${shop}`;
+      this.#rows.add(shop);
+      return r.waitMs;
+    });
+  }
+
+  take(shop: string, cost: number, now: number, reserve: number): Promise<number> {
+    return this.#update(shop, now, (b) => take(b, cost, now, reserve));
+  }
+
+  async settle(shop: string, report: CostReport, now: number): Promise<void> {
+    await this.#update(shop, now, (b) => ({ budget: settle(b, report, now), waitMs: 0 }));
+  }
+}
+
+/** Customer-visible writes (fulfillment with tracking, out for delivery, delivered) go first when a shop is behind. */
+export type Priority = 'visible' | 'background';
+/** The share of a shop's bucket background calls leave for customer-visible ones (and never less than the largest call). */
+export const VISIBLE_RESERVE = 0.25;
+
+/** A throttle wait, for /metrics and logs (onShopifyThrottleWait in admin-api.ts). */
+export interface ThrottleWait {
+  shop: string;
+  operation: string;
+  waitMs: number;
+  /** budget: the pacer waited before sending; throttled: Shopify answered THROTTLED anyway. */
+  reason: 'budget' | 'throttled';
+}
+
+/** A job's call would wait longer than a job should hold its worker: the job runs again later, without spending an attempt. */
+export class ShopifyBudgetWait extends Error {
+  readonly retryAfterMs: number;
+  readonly shop: string;
+  constructor(shop: string, waitMs: number) {
+    super(`Shopify's API budget for ${shop} is spent for the next ${waitMs} ms; the job runs again then`);
+    this.name = 'ShopifyBudgetWait';
+    this.shop = shop;
+    this.retryAfterMs = waitMs;
+  }
+}
+
+export interface PacerOptions {
+  store: BudgetStore;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** Requested cost per operation name, as Shopify calculates it (web/shopify/operations.ts OPERATION_COST). */
+  costs: Record<string, number>;
+  onWait?: (w: ThrottleWait) => void;
+}
+
+/** Requested cost of an operation nobody declared (e.g. shopify-app-express's own queries), until Shopify reports it. */
+const UNDECLARED_COST = 50;
+
+export class ShopifyPacer {
+  readonly #o: PacerOptions;
+  /** Requested costs Shopify reported, by operation: they replace the declared ones. */
+  readonly #learned = new Map<string, number>();
+  /** Actual costs Shopify reported, by operation: what a deferred call will really spend. */
+  readonly #actual = new Map<string, number>();
+  /** Per shop: when the last job deferred in this process was told to come back. */
+  readonly #horizon = new Map<string, number>();
+
+  readonly #largest: number;
+
+  constructor(o: PacerOptions) {
+    this.#o = o;
+    this.#largest = Math.max(0, ...Object.values(o.costs));
+  }
+
+  costOf(operation: string): number {
+    return this.#learned.get(operation) ?? this.#o.costs[operation] ?? UNDECLARED_COST;
+  }
+
+  /**
+   * Waits until the shop's budget pays for the call, and takes it. With
+   * `deferAfterMs`, a wait longer than that throws ShopifyBudgetWait instead (a
+   * job gives back its worker so other shops' jobs run meanwhile).
+   */
+  async acquire(shop: string, operation: string, o: { priority?: Priority; deferAfterMs?: number; reason?: ThrottleWait['reason'] } = {}): Promise<void> {
+    const cost = this.costOf(operation);
+    let reason = o.reason ?? 'budget';
+    for (;;) {
+      const now = this.#o.now();
+      // The reserve is a share of the bucket as last reported (the standard plan's until then).
+      // At least the largest call's cost: a big read must not starve behind a stream of small background writes.
+      const reserve = o.priority === 'background' ? Math.max(VISIBLE_RESERVE * (await this.#maximum(shop)), this.#largest) : 0;
+      const waitMs = await this.#o.store.take(shop, cost, now, reserve);
+      if (waitMs <= 0) return;
+      this.#o.onWait?.({ shop, operation, waitMs, reason });
+      if (o.deferAfterMs !== undefined && waitMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, this.#deferral(shop, operation, now, waitMs));
+      await this.#o.sleep(waitMs);
+      reason = 'budget';
+    }
+  }
+
+  /**
+   * Deferred jobs of one shop come back one after another, spaced by what each will really
+   * spend (its actual cost at the restore rate), not all at the moment the first could pay.
+   */
+  #deferral(shop: string, operation: string, now: number, waitMs: number): number {
+    const rate = this.#rates.get(shop) ?? UNKNOWN_BUDGET.restoreRate;
+    const spend = this.#actual.get(operation) ?? this.costOf(operation);
+    const slot = Math.max(now + waitMs, this.#horizon.get(shop) ?? 0);
+    this.#horizon.set(shop, slot + (spend / rate) * 1000);
+    return Math.ceil(slot - now);
+  }
+
+  readonly #rates = new Map<string, number>();
+
+  async settle(shop: string, operation: string, report: CostReport): Promise<void> {
+    if (report.requested > 0) this.#learned.set(operation, report.requested);
+    if (report.actual !== null) this.#actual.set(operation, report.actual);
+    if (report.status) this.#rates.set(shop, report.status.restoreRate);
+    // Nothing to give back (a mutation costs what it asked): the budget already holds the truth, so
+    // the store is not written (on PostgreSQL a transaction per call saved). THROTTLED always settles.
+    if (report.actual !== null && report.actual >= report.requested) return;
+    await this.#o.store.settle(shop, report, this.#o.now());
+  }
+
+  readonly #maxima = new Map<string, number>();
+  async #maximum(shop: string): Promise<number> {
+    return this.#maxima.get(shop) ?? UNKNOWN_BUDGET.maximum;
+  }
+
+  /** Remembers the shop's bucket size from an answer (for the reserve). */
+  noteMaximum(shop: string, maximum: number): void {
+    this.#maxima.set(shop, maximum);
+  }
+}
