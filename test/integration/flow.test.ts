@@ -176,7 +176,11 @@ describe('flow actions', () => {
     expect(first.status).toBe(202);
     const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
     await waitFor(async () => (await s.app.db.flowActionRun.findUnique({ where: { actionRunId: first.actionRunId } }))?.state === 'done' || null, 'the run done');
-    const timeline = (await deliveryOf(s.app, shop, orderId))!.events.length;
+    // The booking's own Shopify write adds its timeline line in a job of its own: wait for it first.
+    const timeline = (await waitFor(async () => {
+      const d = await deliveryOf(s.app, shop, orderId);
+      return d!.events.some((e) => e.kind === 'writeback') ? d : null;
+    }, 'the booking written to Shopify'))!.events.length;
     const again = await fireFlowAction(call(sim), { handle: 'dispatch-order', orderId, actionRunId: first.actionRunId });
     expect(again).toMatchObject({ status: 200, body: { message: 'Queued for dispatch', action_run_id: first.actionRunId } });
     await new Promise((res) => setTimeout(res, 300));
@@ -202,7 +206,12 @@ describe('flow actions', () => {
     const shop = 'flow-refused.myshopify.com';
     const sim = await installShop(s, shop);
     const { orderId } = await placeOrder(s, sim);
-    const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    await waitForStatus(s.app, shop, orderId, 'CREATED');
+    // Settled: the booking's own Shopify write (a job of its own) has added its timeline line.
+    const booked = await waitFor(async () => {
+      const d = await deliveryOf(s.app, shop, orderId);
+      return d!.events.some((e) => e.kind === 'writeback') && !d!.writebackPending ? d! : null;
+    }, 'the booking written to Shopify');
     const dispatch = await fireFlowAction(call(sim), { handle: 'dispatch-order', orderId });
     expect(dispatch).toMatchObject({ status: 409, body: { message: 'delivery is CREATED; nothing to retry', code: 'not_allowed' } });
     const redispatch = await fireFlowAction(call(sim), { handle: 'redispatch-order', orderId });
