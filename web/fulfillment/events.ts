@@ -13,7 +13,7 @@ import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { enqueueSync } from '../lifecycle/effects.ts';
 import { addEvent } from '../lifecycle/timeline.ts';
-import { transitionLatest } from '../lifecycle/transition.ts';
+import { transitionLatest, type DeliveryRow } from '../lifecycle/transition.ts';
 import { JOBS, type CourierEventJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
 import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from './progress.ts';
@@ -45,7 +45,7 @@ export interface StatusInput {
  * moves the delivery forward. The rank guard in the UPDATE makes concurrent
  * events safe: a lower rank can never overwrite a higher one.
  */
-export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date): Promise<boolean> {
+export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date, known?: DeliveryRow): Promise<boolean> {
   const status = normaliseStatus(input.status);
   let decision: EventDecision | undefined;
   let earlier = false;
@@ -67,7 +67,7 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
         ...(decided.attention ? { reasonCode: decided.attention.code, reason: decided.attention.message } : {}),
       },
     };
-  });
+  }, 5, known);
   if (!r.row) throw new Error(`delivery ${deliveryId} not found`);
   const applied = r.applied;
   if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now }, select: { id: true } });
@@ -164,7 +164,8 @@ function isMarkedTest(payload: string): boolean {
 
 export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number } = {}): Promise<void> {
   const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, include: { environment: true } });
-  if (!ev || !['RECEIVED', 'UNMATCHED'].includes(ev.state)) return;
+  // MATCHING: handed over by the batch worker (event-worker.ts) to be matched here, in its delivery's order.
+  if (!ev || !['RECEIVED', 'UNMATCHED', 'MATCHING'].includes(ev.state)) return;
   const log = ctx.log.child({ courierEventId: ev.eventId, environmentId: ev.environmentId });
   const now = new Date(ctx.now());
   if (ev.type !== 'delivery.status.updated' || !ev.deliveryRef || !ev.status || isMarkedTest(ev.payload)) {
