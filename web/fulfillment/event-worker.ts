@@ -20,8 +20,10 @@ import type { Tx } from '../db/client.ts';
 import { dbTime, sql, type Provider } from '../inbox/sql.ts';
 import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
 import { enqueueSync } from '../lifecycle/effects.ts';
+import { addEvents, type TimelineEntry } from '../lifecycle/timeline.ts';
 import type { DeliveryRow } from '../lifecycle/transition.ts';
 import { errorMessage } from '../ops/errors.ts';
+import { PassRunner } from '../ops/passes.ts';
 import { readTestWebhooks } from '../db/json-columns.ts';
 import { applyCourierStatus } from './events.ts';
 import { courierEventOrderingKey } from './jobs.ts';
@@ -84,67 +86,28 @@ function isMarkedTest(payload: string): boolean {
 
 const keyOf = (e: { environmentId: string; deliveryRef: string | null; id: string }) => courierEventOrderingKey(e.environmentId, e.deliveryRef, e.id);
 
-export class CourierEventWorker {
+export class CourierEventWorker extends PassRunner {
   readonly #ctx: AppContext;
   readonly #batchSize: number;
   readonly #batchMs: number;
-  readonly #pollMs: number;
-  #running = false;
-  #timer: NodeJS.Timeout | null = null;
-  #pass: Promise<void> | null = null;
-  #again = false;
 
   constructor(ctx: AppContext, opts: CourierEventWorkerOptions = {}) {
+    super(opts.pollIntervalMs ?? 250);
     this.#ctx = ctx;
     this.#batchSize = opts.batchSize ?? 200;
     this.#batchMs = opts.batchMs ?? 50;
-    this.#pollMs = opts.pollIntervalMs ?? 250;
   }
 
   get #provider(): Provider {
     return this.#ctx.database.provider;
   }
 
-  start(): void {
-    this.#running = true;
-    this.notify();
-  }
-
-  notify(): void {
-    if (!this.#running) return;
-    if (this.#pass) {
-      this.#again = true;
-      return;
-    }
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    this.#pass = this.#loop().finally(() => {
-      this.#pass = null;
-      if (!this.#running) return;
-      if (this.#again) {
-        this.#again = false;
-        this.notify();
-      } else this.#timer = setTimeout(() => this.notify(), this.#pollMs);
-    });
-  }
-
-  async idle(): Promise<void> {
-    while (this.#pass) await this.#pass;
-  }
-
-  async stop(): Promise<void> {
-    this.#running = false;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.idle();
-  }
-
-  async #loop(): Promise<void> {
+  protected async pass(): Promise<void> {
     try {
       for (;;) {
         const { claimed, done } = await this.drainOnce();
         // Nothing moved (all held back by another instance): wait for the next poll rather than spin.
-        if (!this.#running || claimed === 0 || done === 0) break;
+        if (!this.running || claimed === 0 || done === 0) break;
         await new Promise((r) => setImmediate(r)); // requests waiting for I/O get in between batches
       }
     } catch (e) {
@@ -232,6 +195,8 @@ export class CourierEventWorker {
     const known = new Map<string, DeliveryRow>(deliveryIds.length ? (await tx.delivery.findMany({ where: { id: { in: deliveryIds } } })).map((d) => [d.id, d as DeliveryRow]) : []);
 
     const settle = settleSql(p);
+    const lines: Array<{ deliveryId: string; entry: TimelineEntry }> = [];
+    const record = (deliveryId: string, entry: TimelineEntry) => void lines.push({ deliveryId, entry });
     const synced = new Set<string>();
     let done = 0;
     let queued = false;
@@ -269,7 +234,7 @@ export class CourierEventWorker {
       known.delete(ref.deliveryId); // changed below: a later event of it reads it again
       const applied = await applyCourierStatus(tx, ref.deliveryId, {
         status: e.status, occurredAt: e.occurredAt ? new Date(toMs(e.occurredAt)) : new Date(toMs(e.receivedAt)), source: 'webhook', courierEventId: e.eventId, generation: Number(ref.generation),
-      }, nowDate, row);
+      }, nowDate, { known: row, record });
       if (applied && !synced.has(ref.deliveryId)) {
         synced.add(ref.deliveryId);
         await enqueueSync(this.#ctx, tx, ref.deliveryId);
@@ -277,6 +242,7 @@ export class CourierEventWorker {
       }
       done++;
     }
+    await addEvents(tx, lines);
     return { done, queued };
   }
 }
