@@ -61,9 +61,10 @@ function claimSql(p: Provider): string {
 }
 
 /** Events that hold back later ones of their delivery: MATCHING ones, and (PostgreSQL) RECEIVED ones another instance holds. */
-function blockersSql(p: Provider): string {
+function blockersSql(p: Provider, refs: number): string {
+  const list = Array.from({ length: refs }, (_, i) => `$${i + 2}`).join(', ');
   return sql(p, `SELECT "id", "environmentId", "deliveryRef", "state", "receivedAt" FROM "CourierEvent"
-    WHERE "state" = 'MATCHING' OR ("state" = 'RECEIVED' AND "receivedAt" <= $1::timestamp(3))`);
+    WHERE "deliveryRef" IN (${list}) AND ("state" = 'MATCHING' OR ("state" = 'RECEIVED' AND "receivedAt" <= $1::timestamp(3)))`);
 }
 
 /** The claim: only a RECEIVED event moves, so a job of an earlier version that got there first wins. */
@@ -89,12 +90,15 @@ const keyOf = (e: { environmentId: string; deliveryRef: string | null; id: strin
 export class CourierEventWorker extends PassRunner {
   readonly #ctx: AppContext;
   readonly #batchSize: number;
+  /** Events claimed next: shrinks to what the last batch got through in batchMs, so its reads stay in proportion. */
+  #take: number;
   readonly #batchMs: number;
 
   constructor(ctx: AppContext, opts: CourierEventWorkerOptions = {}) {
     super(opts.pollIntervalMs ?? 250);
     this.#ctx = ctx;
     this.#batchSize = opts.batchSize ?? 200;
+    this.#take = this.#batchSize;
     this.#batchMs = opts.batchMs ?? 50;
   }
 
@@ -122,7 +126,7 @@ export class CourierEventWorker extends PassRunner {
     let r = { done: 0, queued: false };
     try {
       r = await this.#ctx.db.$transaction(async (tx) => {
-        claimed = await tx.$queryRawUnsafe<EventRow[]>(claimSql(this.#provider), this.#batchSize);
+        claimed = await tx.$queryRawUnsafe<EventRow[]>(claimSql(this.#provider), this.#take);
         return this.#apply(tx, claimed, now, true);
       }, TX);
     } catch (e) {
@@ -158,7 +162,8 @@ export class CourierEventWorker extends PassRunner {
     // What holds a delivery's later events back (see the file's head).
     const inBatch = new Set(events.map((e) => e.id));
     const lastMs = Math.max(...events.map((e) => toMs(e.receivedAt)));
-    const blockers = await tx.$queryRawUnsafe<Array<EventRow & { state: string }>>(blockersSql(p), dbTime(p, lastMs));
+    const refsOfBatch = [...new Set(events.map((e) => e.deliveryRef).filter((v): v is string => !!v))];
+    const blockers = refsOfBatch.length ? await tx.$queryRawUnsafe<Array<EventRow & { state: string }>>(blockersSql(p, refsOfBatch.length), dbTime(p, lastMs), ...refsOfBatch) : [];
     const matching = new Set<string>();
     const heldElsewhere = new Map<string, number>(); // key → earliest receivedAt of a RECEIVED event outside the batch
     for (const b of blockers) {
@@ -200,9 +205,14 @@ export class CourierEventWorker extends PassRunner {
     const synced = new Set<string>();
     let done = 0;
     let queued = false;
+    let cut = false;
     const started = performance.now();
     for (const e of events) {
-      if (done && performance.now() - started > this.#batchMs) break; // the rest stays RECEIVED for the next batch
+      if (done && performance.now() - started > this.#batchMs) {
+        this.#take = Math.max(10, Math.ceil(done * 1.5)); // the rest stays RECEIVED for the next, smaller batch
+        cut = true;
+        break;
+      }
       const k = keyOf(e);
       const held = heldElsewhere.get(k);
       if (held !== undefined && held <= toMs(e.receivedAt)) continue; // an earlier one is another instance's: after it
@@ -242,6 +252,7 @@ export class CourierEventWorker extends PassRunner {
       }
       done++;
     }
+    if (!cut) this.#take = Math.min(this.#batchSize, this.#take * 2);
     await addEvents(tx, lines);
     return { done, queued };
   }
