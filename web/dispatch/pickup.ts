@@ -5,7 +5,7 @@ import { enqueueDispatch } from '../lifecycle/effects.ts';
 import { transition } from '../lifecycle/transition.ts';
 import { fetchFulfillmentOrdersForDispatch } from '../shopify/operations.ts';
 import { decideFromFulfillmentOrders, decisionForDispatch, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
-import { orderGidOf, type OrderSnapshot } from './order.ts';
+import { orderGidOf, type OrderSnapshot } from '../order/snapshot.ts';
 import type { ReasonCode } from './status.ts';
 
 /** How soon a delivery waiting for Shopify's order routing looks again (the routing webhook wakes it sooner). */

@@ -16,7 +16,7 @@ import { addEvent } from '../lifecycle/timeline.ts';
 import { transitionLatest } from '../lifecycle/transition.ts';
 import { JOBS, type CourierEventJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
-import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from './progress.ts';
+import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from '../lifecycle/progress.ts';
 import {
   eventRetryDelayMs, idsOfEvent, isRequestedTest, learnDelayMs, READS_PER_EVENT, READS_PER_PASS, RECENT_REFS_MS, RETRY_FOR_MS, EVENTS_PER_PASS,
 } from './rematch-policy.ts';

@@ -9,7 +9,7 @@ import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings, type EnvironmentName } from '../settings/schema.ts';
 import { courierAccess } from '../settings/store.ts';
 import { applyCourierStatus, rematchEvents } from './events.ts';
-import { TERMINAL_RANK } from './progress.ts';
+import { TERMINAL_RANK } from '../lifecycle/progress.ts';
 
 export interface ReconcileReport {
   checked: number;

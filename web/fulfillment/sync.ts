@@ -28,7 +28,7 @@ import {
   FULFILLMENT_TRACKING_INFO_UPDATE,
   numericId,
 } from '../shopify/operations.ts';
-import { planSync, rankOf } from './progress.ts';
+import { planSync, rankOf } from '../lifecycle/progress.ts';
 import { trackingUrlFor } from '../tracking/store.ts';
 
 // Short, and renewed after every Shopify write, so a crashed worker's lease

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { RatesSettingsSchema } from './rates-schema.ts';
 import { WindowsSettingsSchema } from '../windows/settings.ts';
-import { SlotsSettingsSchema } from '../slots/settings.ts';
+import { SlotsSettingsSchema } from './slots-schema.ts';
 
 export const ENVIRONMENTS = ['test', 'live'] as const;
 export type EnvironmentName = (typeof ENVIRONMENTS)[number];

@@ -5,7 +5,7 @@ import { readOrderJson, readOverridesJson } from '../../db/json-columns.ts';
 import { serializeCreateOrder } from '../../delivery/index.ts';
 import { buildRequest } from '../../dispatch/dispatcher.ts';
 import { toCents } from '../../dispatch/money.ts';
-import { parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../../dispatch/order.ts';
+import { parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../../order/snapshot.ts';
 import { problemsMessage } from '../../dispatch/service.ts';
 import { parseStoredSettings } from '../../settings/schema.ts';
 import { requireShop } from '../../settings/store.ts';

@@ -21,7 +21,7 @@ export interface Step {
   tone: 'success' | 'warning' | 'critical' | null;
 }
 
-/** Courier statuses (web/fulfillment/progress.ts, synonyms included) → the word for them. */
+/** Courier statuses (web/lifecycle/progress.ts, synonyms included) → the word for them. */
 export const COURIER_WORDS: Record<string, string> = {
   pending: 'registered',
   created: 'registered',

@@ -8,8 +8,8 @@ import { JOBS, type DispatchJobData } from '../jobs/names.ts';
 import type { CurrentRow } from '../lifecycle/machine.ts';
 import { transition } from '../lifecycle/transition.ts';
 import type { Settings } from '../settings/schema.ts';
-import { decideWindow, formatLocal, REASON_WORDS } from './schedule.ts';
-import { windowFor } from './settings.ts';
+import { decideWindow, formatLocal, REASON_WORDS } from '../windows/schedule.ts';
+import { windowFor } from '../windows/settings.ts';
 
 type Row = Omit<CurrentRow, 'status'> & { windowBypass: boolean };
 

@@ -7,7 +7,7 @@
 // anything else is "unknown": recorded and shown, never applied, and nothing
 // is sent to Shopify for it.
 import type { FULFILLMENT_TRIGGERS, ShopifyEventStatus } from '../settings/schema.ts';
-import { nextStatus, type DeliveryStatus, type SystemEvent } from '../lifecycle/machine.ts';
+import { nextStatus, type DeliveryStatus, type SystemEvent } from './machine.ts';
 
 export const TERMINAL_RANK = 100;
 
