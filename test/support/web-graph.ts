@@ -7,16 +7,19 @@ import madge from 'madge';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** File → files it imports, paths relative to web/ (frontend excluded: it has its own build). */
-export async function readWebGraph(): Promise<Record<string, string[]>> {
-  const res = await madge(`${root}web`, {
+/** madge's reading of web/: obj() is file → files it imports, paths relative to web/ (frontend excluded: it has its own build). */
+export async function readWeb() {
+  return madge(`${root}web`, {
     baseDir: `${root}web`,
     fileExtensions: ['ts'],
     tsConfig: `${root}tsconfig.json`,
     excludeRegExp: [/^frontend[\\/]/],
     detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
   });
-  return res.obj();
+}
+
+export async function readWebGraph(): Promise<Record<string, string[]>> {
+  return (await readWeb()).obj();
 }
 
 export const folderOf = (file: string): string => (file.includes('/') ? file.split('/')[0]! : file);

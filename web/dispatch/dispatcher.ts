@@ -38,9 +38,9 @@ import { errorMessage } from '../ops/errors.ts';
 import { enqueueRematch } from '../fulfillment/events.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
 import { decide, factsOf, liveTestOrder } from '../lifecycle/machine.ts';
-import { enqueueSync } from '../lifecycle/effects.ts';
-import { addEvent } from '../lifecycle/timeline.ts';
-import { transition, transitionLatest, type DeliveryRow as StoredDelivery } from '../lifecycle/transition.ts';
+import { enqueueSync } from '../transitions/effects.ts';
+import { addEvent } from '../transitions/timeline.ts';
+import { transition, transitionLatest, type DeliveryRow as StoredDelivery } from '../transitions/transition.ts';
 import type { Problem, ReasonCode } from './status.ts';
 
 // The dispatch job is the one layer that retries a courier create (web/retry/budget.ts).

@@ -1,8 +1,8 @@
 // Where (and whether) the dispatch job books: the order's fulfillment orders read
 // at dispatch time (the pure decision is web/dispatch/fulfillment-orders.ts).
 import type { AppContext } from '../context.ts';
-import { enqueueDispatch } from '../lifecycle/effects.ts';
-import { transition } from '../lifecycle/transition.ts';
+import { enqueueDispatch } from '../transitions/effects.ts';
+import { transition } from '../transitions/transition.ts';
 import { fetchFulfillmentOrdersForDispatch } from '../shopify/operations.ts';
 import { decideFromFulfillmentOrders, decisionForDispatch, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
 import { orderGidOf, type OrderSnapshot } from '../order/snapshot.ts';

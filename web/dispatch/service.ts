@@ -23,8 +23,8 @@ import { isSuccess } from '../lifecycle/progress.ts';
 import type { Problem, ReasonCode } from './status.ts';
 import { decideAddressChange, type AddressChangeDecision } from './address-change.ts';
 import { BOOKED, decide, factsOf, newGeneration, type DeliveryStatus, type Facts, type MerchantAction, type Row } from '../lifecycle/machine.ts';
-import { ActionError, createDelivery, merchantTransition, transitionLatest } from '../lifecycle/transition.ts';
-import { addEvent } from '../lifecycle/timeline.ts';
+import { ActionError, createDelivery, merchantTransition, transitionLatest } from '../transitions/transition.ts';
+import { addEvent } from '../transitions/timeline.ts';
 import { storableDeep } from '../security/text.ts';
 
 // Kept here so the admin API and the CLI import merchant actions from one place.
