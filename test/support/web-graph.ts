@@ -30,6 +30,7 @@ export interface FolderEdge { from: string; to: string; files: string[] }
 export function folderGraph(graph: Record<string, string[]>): Map<string, Map<string, string[]>> {
   const out = new Map<string, Map<string, string[]>>();
   for (const [file, deps] of Object.entries(graph)) {
+    if (file.startsWith('..')) continue; // a file outside web/ that web/ imports (prisma/)
     const from = folderOf(file);
     if (!out.has(from)) out.set(from, new Map());
     for (const dep of deps) {

@@ -1,4 +1,4 @@
-// The merchant's actions on a delivery, for the admin API and the CLI alike:
+// The merchant's actions on a delivery, for the admin API, the CLI and Flow alike:
 // each runs its web/dispatch/service.ts function in one transaction, then
 // wakes the queue. Which statuses allow which action is decided there (and
 // shown by web/admin/views.ts actionsFor), not here.
