@@ -2,7 +2,7 @@
 // job policy, written against mutation-testing survivors (npm run test:mutation).
 import { describe, expect, it } from 'vitest';
 import { decideEligibility } from '../../web/dispatch/eligibility.ts';
-import { formatCents, money2, toCents } from '../../web/dispatch/money.ts';
+import { formatCents, money2, toCents } from '../../web/order/money.ts';
 import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
 import { parseCreateOrderBody, serializeCreateOrder } from '../../web/delivery/serialize.ts';
 import { isRetryableStatus, parseRetryAfter, resolveHttpRetryPolicy as resolveRetryPolicy, nextRetry } from '../../web/retry/policy.ts';

@@ -15,7 +15,7 @@ type Layer = (typeof LAYERS)[number];
 /** Every folder (and top-level file) of web/ → its layer. */
 const LAYER_OF: Record<string, Layer> = {
   // Pure decisions and shapes: no Prisma, no network, no process.env, nothing above.
-  order: 'domain', // the order snapshot dispatch works from
+  order: 'domain', // the order snapshot dispatch works from, and money (cents, decimal strings)
   lifecycle: 'domain', // the delivery state machine and courier status ranks
   windows: 'domain', // delivery window schedules
   phone: 'domain',

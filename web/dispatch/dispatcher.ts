@@ -23,7 +23,7 @@ import { DecryptionError } from '../security/crypto.ts';
 import { writeBooking } from '../shopify/operations.ts';
 import { paced } from '../shopify/paced-jobs.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
-import { formatCents, toCents } from './money.ts';
+import { formatCents, toCents } from '../order/money.ts';
 import { orderIdOf, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
 import { readFulfillmentOrderIds, readOrderJson, readOverridesJson, writeFulfillmentOrderIds, writeOverridesJson } from '../db/json-columns.ts';
 import { geocodeForDispatch } from './geocode.ts';

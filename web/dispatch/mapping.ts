@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { CreateOrderRequestSchema, type CreateOrderRequest } from '../delivery/index.ts';
 import { normalisePhone } from '../phone/phone.ts';
 import { gramsOf, type EnvironmentName, type Settings } from '../settings/schema.ts';
-import { gramsToKg, money2 } from './money.ts';
+import { gramsToKg, money2 } from '../order/money.ts';
 import { FIXABLE_TEXT, orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
 import type { Problem } from './status.ts';
 

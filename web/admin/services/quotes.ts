@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { readOrderJson, readOverridesJson } from '../../db/json-columns.ts';
 import { serializeCreateOrder } from '../../delivery/index.ts';
 import { buildRequest } from '../../dispatch/dispatcher.ts';
-import { toCents } from '../../dispatch/money.ts';
+import { toCents } from '../../order/money.ts';
 import { parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../../order/snapshot.ts';
 import { problemsMessage } from '../../dispatch/service.ts';
 import { parseStoredSettings } from '../../settings/schema.ts';
