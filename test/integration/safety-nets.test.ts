@@ -98,17 +98,25 @@ describe('fulfillment after a crash', () => {
   it('an existing Shopify fulfillment carrying our tracking number is adopted, not duplicated', async () => {
     const shop = 'adopt.myshopify.com';
     const { sim, orderId, delivery: d } = await bookedWithAccount(s, shop);
-    // Shopify created it; we crashed before storing its id.
-    sim.order(orderId)!.fulfillments.push({
+    // Shopify created it; we crashed before storing its id. As on Shopify, it consumed the
+    // fulfillment orders' lines, so a create from the kept ids is refused and we read and adopt.
+    const order = sim.order(orderId)!;
+    for (const fo of order.fulfillmentOrders) {
+      for (const li of fo.lineItems) li.remainingQuantity = 0;
+      fo.status = 'CLOSED';
+    }
+    order.fulfillments.push({
       id: '990001', status: 'SUCCESS', createdAt: new Date().toISOString(), notifyCustomer: false,
-      trackingInfo: { company: 'Courier', number: d.dispatchJobId, url: null }, fulfillmentOrderIds: [], events: [],
+      trackingInfo: { company: 'Courier', number: d.dispatchJobId, url: null },
+      fulfillmentOrderIds: order.fulfillmentOrders.map((fo) => fo.id), events: [],
     });
     await s.courier.advance(d.courierOrderId!, { to: 'delivered' });
     const done = await waitForStatus(s.app, shop, orderId, 'DELIVERED');
     await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))!.fulfillmentId ? true : null), 'the fulfillment recorded');
     expect((await deliveryOf(s.app, shop, orderId))!.fulfillmentId).toBe('gid://shopify/Fulfillment/990001');
     await waitFor(async () => (sim.order(orderId)!.fulfillments[0]!.events.at(-1)?.status === 'DELIVERED' ? true : null), 'DELIVERED on the adopted fulfillment');
-    expect(sim.log.filter((l) => l.operationName === 'FulfillmentCreate')).toHaveLength(0);
+    // The one refused create from the kept ids, and no second fulfillment.
+    expect(sim.log.filter((l) => l.operationName === 'FulfillmentCreate').length).toBeLessThanOrEqual(1);
     expect(sim.order(orderId)!.fulfillments).toHaveLength(1);
     expect(done.id).toBe(d.id);
   });

@@ -45,10 +45,10 @@ export function useScenario(use: (s: Scenario) => void, opts: Parameters<typeof 
   });
 }
 
-export async function startScenario(opts: { sandbox?: SandboxOptions; runtime?: Partial<RuntimeOptions>; env?: Record<string, string> } = {}): Promise<Scenario> {
+export async function startScenario(opts: { sandbox?: SandboxOptions; runtime?: Partial<RuntimeOptions>; env?: Record<string, string>; databaseUrl?: string } = {}): Promise<Scenario> {
   const shopify = fakeShopify();
   const sandbox = await startSandboxCourier({ stepIntervalMs: 0, webhooksEnabled: false, ...opts.sandbox });
-  const app = await startTestApp({ COURIER_TEST_BASE_URL: sandbox.url, ...opts.env }, { runtime: opts.runtime });
+  const app = await startTestApp({ COURIER_TEST_BASE_URL: sandbox.url, ...opts.env }, { runtime: opts.runtime, databaseUrl: opts.databaseUrl, keepDatabase: !!opts.databaseUrl });
   return {
     app,
     sandbox,

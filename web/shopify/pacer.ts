@@ -102,21 +102,31 @@ export class PgBudgetStore implements BudgetStore {
   }
 
   async #update(shop: string, now: number, f: (b: Budget) => { budget: Budget; waitMs: number }): Promise<number> {
-    return this.db.$transaction(async (tx) => {
-      // The row is created once; this process remembers it exists (rows are never deleted).
-      if (!this.#rows.has(shop)) {
+    const waitMs = await this.db.$transaction(async (tx) => {
+      const insert = () => {
         const fresh = freshBudget(now);
-        await tx.$executeRaw`INSERT INTO "ShopifyBudget" ("shop", "available", "maximum", "restoreRate", "at")
+        return tx.$executeRaw`INSERT INTO "ShopifyBudget" ("shop", "available", "maximum", "restoreRate", "at")
           VALUES (${shop}, ${fresh.available}, ${fresh.maximum}, ${fresh.restoreRate}, ${BigInt(now)}) ON CONFLICT ("shop") DO NOTHING`;
+      };
+      const select = async () =>
+        (await tx.$queryRaw<BudgetRow[]>`SELECT "available", "maximum", "restoreRate", "at" FROM "ShopifyBudget" WHERE "shop" = ${shop} FOR UPDATE`)[0];
+      // The row is created once; this process remembers it exists. A remembered row can still be
+      // missing (a database restored or reset under us): then it is created here after all.
+      if (!this.#rows.has(shop)) await insert();
+      let row = await select();
+      if (!row) {
+        await insert();
+        row = await select();
       }
-      const [row] = await tx.$queryRaw<BudgetRow[]>`SELECT "available", "maximum", "restoreRate", "at" FROM "ShopifyBudget" WHERE "shop" = ${shop} FOR UPDATE`;
       const current: Budget = { available: row!.available, maximum: row!.maximum, restoreRate: row!.restoreRate, at: Number(row!.at) };
       const r = f(current);
       await tx.$executeRaw`UPDATE "ShopifyBudget" SET "available" = ${r.budget.available}, "maximum" = ${r.budget.maximum},
         "restoreRate" = ${r.budget.restoreRate}, "at" = ${BigInt(r.budget.at)} WHERE "shop" = ${shop}`;
-      this.#rows.add(shop);
       return r.waitMs;
     });
+    // Only once committed: a transaction lost with its connection (PostgreSQL restarting) created nothing.
+    this.#rows.add(shop);
+    return waitMs;
   }
 
   take(shop: string, cost: number, now: number, reserve: number): Promise<number> {
