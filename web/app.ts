@@ -13,8 +13,8 @@ import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
 import { securityHeaders } from './ops/security-headers.ts';
 import type { Shopify } from './shopify/app.ts';
-import { shopifyWebhookRoute } from './shopify/webhooks.ts';
-import { shopifyTopicHandlers } from './inbox/topics.ts';
+import { shopifyWebhookRoute } from './webhooks/shopify.ts';
+import { shopifyTopicHandlers } from './webhooks/topics.ts';
 import { metricsRoute } from './ops/metrics.ts';
 import { trackingRoutes } from './tracking/route.ts';
 import { shopProfile } from './shopify/shop-profile.ts';
@@ -28,7 +28,7 @@ export interface AppServices {
   readiness: Readiness;
 }
 
-export { shopifyTopicHandlers } from './inbox/topics.ts';
+export { shopifyTopicHandlers } from './webhooks/topics.ts';
 
 export function buildApp(s: AppServices): Express {
   const app = express();

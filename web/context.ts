@@ -3,13 +3,13 @@ import { createHash } from 'node:crypto';
 import type { AppConfig } from './config/env.ts';
 import type { Database, Db } from './db/client.ts';
 import { DeliveryClient } from './delivery/index.ts';
+import type { CourierAccess } from './delivery/types.ts';
 import { guardedAgent, type CourierUrlPolicy, type LookupAll } from './delivery/address-policy.ts';
 import type { Dispatcher } from 'undici';
 import type { JobQueue } from './jobs/queue.ts';
 import type { InboxWorker } from './inbox/worker.ts';
 import type { Logger } from './ops/logger.ts';
 import type { SecretBox } from './security/crypto.ts';
-import type { CourierAccess } from './settings/store.ts';
 import type { AdminApi } from './shopify/admin-api.ts';
 import { COURIER_CREATE_SCOPE } from './retry/budget.ts';
 

@@ -17,7 +17,7 @@ import { loadOrCreateDevKey } from './security/dev-key.ts';
 import { createAdminApi, onShopifyThrottleWait, shopifyPacer } from './shopify/admin-api.ts';
 import { DEFER_AFTER_MS } from './shopify/paced-jobs.ts';
 import { API_VERSION, createShopify, type Shopify } from './shopify/app.ts';
-import { recordInstall } from './shopify/lifecycle.ts';
+import { recordInstall } from './webhooks/lifecycle.ts';
 import { JOBS } from './jobs/names.ts';
 import { retentionSweep } from './privacy/erase.ts';
 
@@ -26,11 +26,11 @@ const RETENTION_SWEEP_MS = 6 * 3_600_000;
 import { offlineTokenProvider } from './shopify/offline-token.ts';
 import { SHOPIFY_ATTEMPTS_IN_JOBS } from './retry/budget.ts';
 import { appClock, type Clock } from './ops/clock.ts';
-import { dispatchDue } from './windows/dispatch.ts';
+import { dispatchDue } from './dispatch/windows.ts';
 import { startFlowWorkers } from './flow/index.ts';
 import { InboxWorker, type InboxOptions } from './inbox/worker.ts';
 import { CourierEventWorker, type CourierEventWorkerOptions } from './fulfillment/event-worker.ts';
-import { shopifyTopicHandlers } from './inbox/topics.ts';
+import { shopifyTopicHandlers } from './webhooks/topics.ts';
 import type { CachingSessionStorage } from './db/session-storage.ts';
 import { recordShopifyThrottleWait, setMetricsSources } from './ops/metrics.ts';
 

@@ -13,7 +13,7 @@ import type { Readiness } from './ops/health.ts';
 import type { SecretBox } from './security/crypto.ts';
 import type { Shopify } from './shopify/app.ts';
 import type { AppContext } from './context.ts';
-import { checkEncryptionKeys } from './security/key-check.ts';
+import { checkEncryptionKeys } from './db/key-check.ts';
 import { createRuntime, encryptionBox, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { buildApp, buildStartupApp } from './app.ts';
 

@@ -26,7 +26,7 @@ import {
 } from '../../dev/shop-sim/server.ts';
 import { ShopSimControl, ShopSimControlError } from '../../dev/shop-sim/control.ts';
 import { installShopifyRouting, ShopSimulatorDispatcher } from '../../dev/shop-sim/route.ts';
-import { OrderSnapshotSchema } from '../../web/dispatch/order.ts';
+import { OrderSnapshotSchema } from '../../web/order/snapshot.ts';
 import { decideEligibility } from '../../web/dispatch/eligibility.ts';
 import { mapOrderToRequest } from '../../web/dispatch/mapping.ts';
 import { DEFAULT_SETTINGS } from '../../web/settings/schema.ts';

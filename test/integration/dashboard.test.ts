@@ -4,7 +4,7 @@
 // Shopify (the simulator's Shop.ianaTimezone). The app's clock is a TestClock at fixed instants:
 // around midnight in shops from UTC−10 to UTC+14 and across summer-time changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatCents, toCents } from '../../web/dispatch/money.ts';
+import { formatCents, toCents } from '../../web/order/money.ts';
 import { forgetShopProfile } from '../../web/shopify/shop-profile.ts';
 import type { HomeDashboard } from '../../web/admin/contract.ts';
 import { adminClient } from '../support/admin-client.ts';

@@ -30,7 +30,7 @@ beforeEach(async () => {
   await s.courier.reset();
 });
 
-// The events a customer sees; confirmed, picked up and in transit are coalesced (web/fulfillment/progress.ts VISIBLE_EVENTS).
+// The events a customer sees; confirmed, picked up and in transit are coalesced (web/lifecycle/progress.ts VISIBLE_EVENTS).
 const FULL_PATH = ['OUT_FOR_DELIVERY', 'DELIVERED'];
 
 async function bookedOrder(domain: string, opts: { settings?: Record<string, unknown> } = {}) {

@@ -11,7 +11,7 @@ import { cachedGeocode, DEFAULT_NEGATIVE_TTL_MS, DEFAULT_TTL_MS, GeocodeCacheSto
 import { geocodeCacheKey } from '../../web/geocoding/address.ts';
 import { NominatimGeocoder } from '../../web/geocoding/nominatim.ts';
 import { geocodeAddress } from '../../web/geocoding/service.ts';
-import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
+import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
 import { loadOrderFixture } from '../support/orders.ts';
 import type { AddressQuery } from '../../web/geocoding/types.ts';
 import { SecretBox } from '../../web/security/crypto.ts';

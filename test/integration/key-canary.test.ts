@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../web/security/crypto.ts';
-import { checkEncryptionKeys } from '../../web/security/key-check.ts';
+import { checkEncryptionKeys } from '../../web/db/key-check.ts';
 import { updateEnvironment } from '../../web/settings/store.ts';
 import { ensureShop } from '../../web/settings/store.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';

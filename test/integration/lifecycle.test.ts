@@ -1,7 +1,7 @@
-// The lifecycle's I/O (web/lifecycle/transition.ts) on a real database, and the
+// The lifecycle's I/O (web/transitions/transition.ts) on a real database, and the
 // Re-dispatch rule for skipped orders over the admin API (issue 15).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActionError, merchantTransition, transition, transitionLatest } from '../../web/lifecycle/transition.ts';
+import { ActionError, merchantTransition, transition, transitionLatest } from '../../web/transitions/transition.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 

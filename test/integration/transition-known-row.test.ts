@@ -2,7 +2,7 @@
 // a known row that is still current is written without reading; a stale one matches
 // nothing, and the fresh row is read and decided on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transitionLatest } from '../../web/lifecycle/transition.ts';
+import { transitionLatest } from '../../web/transitions/transition.ts';
 import { installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 
 let s: Scenario;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startSandboxCourier, type RunningSandbox, type SandboxOptions } from '../../dev/sandbox/courier.ts';
 import { SandboxControl } from '../../dev/sandbox/control.ts';
 import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
-import { recordInstall } from '../../web/shopify/lifecycle.ts';
+import { recordInstall } from '../../web/webhooks/lifecycle.ts';
 import type { RuntimeOptions } from '../../web/runtime.ts';
 import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { startTestApp, type TestApp } from './app.ts';

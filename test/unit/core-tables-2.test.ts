@@ -2,11 +2,11 @@
 // job policy, written against mutation-testing survivors (npm run test:mutation).
 import { describe, expect, it } from 'vitest';
 import { decideEligibility } from '../../web/dispatch/eligibility.ts';
-import { formatCents, money2, toCents } from '../../web/dispatch/money.ts';
-import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
+import { formatCents, money2, toCents } from '../../web/order/money.ts';
+import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
 import { parseCreateOrderBody, serializeCreateOrder } from '../../web/delivery/serialize.ts';
 import { isRetryableStatus, parseRetryAfter, resolveHttpRetryPolicy as resolveRetryPolicy, nextRetry } from '../../web/retry/policy.ts';
-import { decideEvent, isSuccess, normaliseStatus, planSync, triggerRank, type SyncInput } from '../../web/fulfillment/progress.ts';
+import { decideEvent, isSuccess, normaliseStatus, planSync, triggerRank, type SyncInput } from '../../web/lifecycle/progress.ts';
 import { assertInterval, assertQueueName, describeError, recordedErrorMessage } from '../../web/jobs/policy.ts';
 import { assertMaxAttempts, resolveJobRetryPolicy as resolveJobPolicy } from '../../web/retry/policy.ts';
 import { SettingsSchema } from '../../web/settings/schema.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { mapCreateOrderResponse, toOrderList, toOrderView } from '../../web/delivery/extract.ts';
 import { channelFor, mapOrderToRequest, orderGrams, sizeFor, type MappingContext } from '../../web/dispatch/mapping.ts';
-import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
+import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
 import { SettingsSchema } from '../../web/settings/schema.ts';
 import { paidOrder } from '../support/orders.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addressChanges, decideAddressChange, type AddressChangeDecision, type AddressChangeInput } from '../../web/dispatch/address-change.ts';
-import { parseOrderSnapshot, type Overrides } from '../../web/dispatch/order.ts';
+import { parseOrderSnapshot, type Overrides } from '../../web/order/snapshot.ts';
 import type { DeliveryStatus } from '../../web/lifecycle/machine.ts';
 import { paidOrder, type OrderPayload } from '../support/orders.ts';
 

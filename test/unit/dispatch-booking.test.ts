@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { adoptedResult, duplicateReason, liveOrders, matchReference, nextCreateStep, summarise } from '../../web/dispatch/booking.ts';
 import { checkFix } from '../../web/dispatch/fix.ts';
 import { mapOrderToRequest, requestProblems, type MappingContext } from '../../web/dispatch/mapping.ts';
-import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
+import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
 import { errorDetails } from '../../web/delivery/errors.ts';
 import type { CourierOrderView } from '../../web/delivery/types.ts';
 import { SettingsSchema } from '../../web/settings/schema.ts';

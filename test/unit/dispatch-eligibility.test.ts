@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideEligibility } from '../../web/dispatch/eligibility.ts';
-import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
+import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
 import { SettingsSchema, type SettingsInput } from '../../web/settings/schema.ts';
 import { paidOrder } from '../support/orders.ts';
 

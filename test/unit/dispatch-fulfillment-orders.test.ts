@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideFromFulfillmentOrders, decisionForDispatch, MAX_ROUTING_WAIT_MS, routingComplete,
-  type FulfillmentOrderCode, type FulfillmentOrderDecision, type FulfillmentOrderForDispatch, type RoutingInput,
+  type FulfillmentOrderCode, type FulfillmentOrderDecision, type RoutingInput,
 } from '../../web/dispatch/fulfillment-orders.ts';
+import type { FulfillmentOrderForDispatch } from '../../web/shopify/operations.ts';
 
 const JHB = 'gid://shopify/Location/111';
 const CPT = 'gid://shopify/Location/222';

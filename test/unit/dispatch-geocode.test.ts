@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyFix } from '../../web/dispatch/fix.ts';
 import { geocodeStep, needsGeocoding } from '../../web/dispatch/geocode.ts';
-import { parseOrderSnapshot, type GeocodeNote, type Overrides } from '../../web/dispatch/order.ts';
+import { parseOrderSnapshot, type GeocodeNote, type Overrides } from '../../web/order/snapshot.ts';
 import type { GeocodeDecision } from '../../web/geocoding/index.ts';
 import { loadOrderFixture } from '../support/orders.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { channelFor, dropoffPhone, idempotencyKey, mapOrderToRequest, type MappingContext } from '../../web/dispatch/mapping.ts';
-import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
+import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
 import { SettingsSchema } from '../../web/settings/schema.ts';
 import { loadOrderFixture, paidOrder } from '../support/orders.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCents, gramsToKg, money2, toCents } from '../../web/dispatch/money.ts';
+import { formatCents, gramsToKg, money2, toCents } from '../../web/order/money.ts';
 
 describe('money', () => {
   it.each([

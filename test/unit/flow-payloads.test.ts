@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { flowTriggersOf, type DeliveryStatus, type Facts, type LifecycleEvent } from '../../web/lifecycle/machine.ts';
 import { actionWords, buildTriggerPayload, FLOW_TEXT_MAX, minutesBetween, orderIdNumber, skipReason } from '../../web/flow/payloads.ts';
-import type { FlowSnapshot } from '../../web/lifecycle/flow-outbox.ts';
+import type { FlowSnapshot } from '../../web/transitions/flow-outbox.ts';
 import { triggerOfDefinition } from '../../web/flow/catalogue.ts';
 import { flowExtensions, triggerPayloadProblems } from '../../dev/shop-sim/flow.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideEvent, planSync, rankOf, shopifyEventFor, type CurrentProgress, type SyncInput } from '../../web/fulfillment/progress.ts';
+import { decideEvent, planSync, rankOf, shopifyEventFor, type CurrentProgress, type SyncInput } from '../../web/lifecycle/progress.ts';
 
 const at = (status: CurrentProgress['status'], courierStatus: string | null = null): CurrentProgress => ({
   status,

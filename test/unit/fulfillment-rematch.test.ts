@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  eventRetryDelayMs, idsOfEvent, idsOfTestAnswer, isRequestedTest, learnDelayMs, rememberTest, TEST_WINDOW_MS, type TestWebhookRecord,
+  eventRetryDelayMs, idsOfEvent, idsOfTestAnswer, isRequestedTest, learnDelayMs, rememberTest, TEST_WINDOW_MS,
 } from '../../web/fulfillment/rematch-policy.ts';
-import { beforeFinal, decideEvent, planSync, rankOf, type SyncInput } from '../../web/fulfillment/progress.ts';
+import type { TestWebhookRecord } from '../../web/delivery/types.ts';
+import { beforeFinal, decideEvent, planSync, rankOf, type SyncInput } from '../../web/lifecycle/progress.ts';
 
 describe('backoff', () => {
   it.each([

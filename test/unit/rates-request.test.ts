@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { rateRequestBody } from '../../dev/shop-sim/carrier-services.ts';
 import { decideEligibility } from '../../web/dispatch/eligibility.ts';
-import { parseOrderSnapshot } from '../../web/dispatch/order.ts';
+import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
 import { QuoteCache } from '../../web/rates/cache.ts';
 import { asAddress, coordinatesOf, itemsCents, parseRateRequest, quoteBody, shippableGrams } from '../../web/rates/request.ts';
 import { carrierServiceStep, eligibilityWithCode, planSupport, setupProblems } from '../../web/rates/setup.ts';

@@ -1,5 +1,5 @@
 // Every write of Delivery.status in web/ goes through the lifecycle
-// (web/lifecycle/transition.ts): found by reading the source with the
+// (web/transitions/transition.ts): found by reading the source with the
 // TypeScript parser, so a new `status:` in some update fails here.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -50,9 +50,9 @@ function statusWrites(file: string, text: string): string[] {
 }
 
 describe('Delivery.status writes', () => {
-  it('happen only in web/lifecycle/transition.ts (intake creates through createDelivery)', () => {
+  it('happen only in web/transitions/transition.ts (intake creates through createDelivery)', () => {
     const found = sources(join(root, 'web')).flatMap((f) => statusWrites(relative(root, f), readFileSync(f, 'utf8')));
-    expect(found.filter((w) => !w.startsWith('web/lifecycle/transition.ts:'))).toEqual([]);
+    expect(found.filter((w) => !w.startsWith('web/transitions/transition.ts:'))).toEqual([]);
     expect(found).toHaveLength(1);
   });
 

@@ -3,7 +3,7 @@
 // service and the contract drift apart.
 import type { listUnmatched } from '../fulfillment/unmatched.ts';
 import type * as C from './contract.ts';
-import type { checkNow } from './services/actions.ts';
+import type { checkNow } from '../dispatch/actions.ts';
 import type { deliveryDetail } from './services/delivery.ts';
 import type { searchAddress } from './services/geocode.ts';
 import type { homeDashboard } from './services/dashboard.ts';

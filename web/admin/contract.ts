@@ -63,7 +63,7 @@ export interface Settings {
   flow: { sendTestDeliveries: boolean };
 }
 
-/** Delivery slots the customer picks on the cart (web/slots/settings.ts). */
+/** Delivery slots the customer picks on the cart (web/settings/slots-schema.ts). */
 export interface SlotsSettings {
   enabled: boolean;
   slotMinutes: number;
@@ -165,7 +165,7 @@ export interface DeliverySummary {
   slot: { start: string; end: string } | null;
 }
 
-/** What the geocoder said about the address (web/dispatch/order.ts GeocodeNote). */
+/** What the geocoder said about the address (web/order/snapshot.ts GeocodeNote). */
 export interface GeocodeNote {
   state: 'used' | 'candidate';
   provider: string;

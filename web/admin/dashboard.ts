@@ -2,7 +2,7 @@
 // out. Days are calendar days in the shop's IANA time zone (Intl, no library);
 // weeks start on Monday (ISO 8601). Money is summed per currency in integer
 // cents. Table-tested in test/unit/admin-dashboard.test.ts; in the mutation scope.
-import { formatCents, toCents } from '../dispatch/money.ts';
+import { formatCents, toCents } from '../order/money.ts';
 import { knownTimeZone } from '../shopify/shop-profile.ts';
 
 export const CHART_DAYS = 14;

@@ -8,7 +8,8 @@
 // live webhook secret (liveReadiness, also enforced by the settings endpoint);
 // the live test webhook can follow the switch.
 import type { EnvironmentName, Settings } from '../settings/schema.ts';
-import type { CourierAccess, EnvironmentView } from '../settings/store.ts';
+import type { CourierAccess } from '../delivery/types.ts';
+import type { EnvironmentView } from '../settings/store.ts';
 import { connectionFingerprint, webhookFingerprint, type AdminState } from './state.ts';
 import type { Checks as EnvironmentChecks, Onboarding, OnboardingStep } from './contract.ts';
 import { english } from './messages.ts';

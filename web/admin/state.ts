@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Tx } from '../db/client.ts';
 import { readCheck, writeCheck } from '../db/json-columns.ts';
 import type { EnvironmentName } from '../settings/schema.ts';
-import type { CourierAccess } from '../settings/store.ts';
+import type { CourierAccess } from '../delivery/types.ts';
 
 export interface CheckRecord {
   ok: boolean;

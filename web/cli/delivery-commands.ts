@@ -4,7 +4,7 @@ import { readExchange } from '../db/json-columns.ts';
 import { DELIVERY_STATUSES } from '../lifecycle/machine.ts';
 import { checkDeliveryNow, CheckNowError, reconcileOnce } from '../fulfillment/reconcile.ts';
 import { findShop } from '../settings/store.ts';
-import { dispatchOrder, runAction } from '../admin/services/actions.ts';
+import { dispatchOrder, runAction } from '../dispatch/actions.ts';
 import { findDeliveryByRef } from '../admin/services/delivery.ts';
 import { findDeliveries } from '../admin/services/deliveries.ts';
 import type { Db } from '../db/client.ts';

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '../db/url.ts';
 import { geocoderConfig, type GeocoderConfig } from '../geocoding/config.ts';
 import { courierUrlPolicy, courierUrlProblem } from '../delivery/address-policy.ts';
+import { decodeKey } from '../security/crypto.ts';
 
 // Only what the operations need (test/unit/shopify-contract.test.ts checks against Shopify's
 // published requirements); a write scope grants its read scope.
@@ -229,11 +230,3 @@ export function formatConfigErrors(error: z.ZodError): string[] {
   });
 }
 
-export function decodeKey(text: string): Buffer | null {
-  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
-    const b = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-    return b.length === 32 ? b : null;
-  }
-  return null;
-}

@@ -2,9 +2,8 @@
 // has no Json type: prisma/models.prisma). Read and write each column here, so
 // its shape and its default live in one place. Shop.settings is the exception:
 // it is validated with defaults by web/settings/schema.ts (parseStoredSettings).
-import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../dispatch/order.ts';
-import type { CourierOrderSummary } from '../dispatch/booking.ts';
-import type { TestWebhookRecord } from '../fulfillment/rematch-policy.ts';
+import { OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
+import type { CourierOrderSummary, TestWebhookRecord } from '../delivery/types.ts';
 
 /** Delivery.orderJson: the order snapshot dispatch works from (throws OrderPayloadError when it does not parse). */
 export function readOrderJson(row: { orderJson: string }): OrderSnapshot {
@@ -78,7 +77,7 @@ export function writeCourierOrders(orders: CourierOrderSummary[]): string {
   return JSON.stringify(orders);
 }
 
-/** DataRequest.report: the customers/data_request report (web/shopify/lifecycle.ts dataRequestReport). */
+/** DataRequest.report: the customers/data_request report (web/webhooks/lifecycle.ts dataRequestReport). */
 export function readReport(row: { report: string }): { deliveries?: unknown[] } & Record<string, unknown> {
   return JSON.parse(row.report);
 }

@@ -5,6 +5,20 @@ import { z } from 'zod';
 
 export type CourierEnvironmentName = 'test' | 'live';
 
+/** What the courier client and the webhook verifier need. Holds plaintext secrets: never log it. */
+export interface CourierAccess {
+  environmentId: string;
+  environment: CourierEnvironmentName;
+  baseUrl: string | null;
+  clientId: string | null;
+  clientSecret: string | null;
+  /** Current first, then the previous one during a rotation. */
+  webhookSecrets: string[];
+  pickupStoreId: string | null;
+  locationStores: Record<string, string>;
+  endpointId: string;
+}
+
 /**
  * Our typed create-order request. Money and weight are DECIMAL STRINGS; serializeCreateOrder
  * writes them as JSON number literals with the exact text ("250.00" -> 250.00).
@@ -139,8 +153,23 @@ export interface CourierOrderView {
   raw: unknown;
 }
 
+/** A courier order as dispatch keeps it (Delivery.courierOrders): its id, dispatch id and status. */
+export interface CourierOrderSummary {
+  orderId: string;
+  dispatchId: string | null;
+  status: string | null;
+}
+
 export interface QuoteResult {
   price: string;
   currency: string | null;
   raw: unknown;
+}
+
+/** A test webhook asked of the courier (/v1/webhooks/test) and what its answer named (CourierEnvironment.testWebhooks). */
+export interface TestWebhookRecord {
+  requestedAt: number;
+  answeredAt: number | null;
+  /** Ids the /v1/webhooks/test answer named (event ids, delivery ids). */
+  ids: string[];
 }

@@ -3,7 +3,7 @@
 // payload + delivery status in, decision out. orders/updated also fires for
 // our own tag and metafield writes, so "no change" is the common answer.
 import { BOOKED, type DeliveryStatus } from '../lifecycle/machine.ts';
-import { OrderSnapshotSchema, type Address, type OrderSnapshot, type Overrides } from './order.ts';
+import { OrderSnapshotSchema, type Address, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
 
 /** The delivery-relevant fields compared; coordinates compare to 6 places (about 10 cm). */
 export const ADDRESS_FIELDS = [

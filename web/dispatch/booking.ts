@@ -9,8 +9,8 @@
 // holds none is the stored request sent again, same key, same bytes. After
 // every booking the reference is checked once more: more than one courier
 // order for it is shown to the merchant with every id (see duplicateReason).
-import type { CourierOrderView, CreateOrderResult } from '../delivery/types.ts';
-import { isFailure } from '../fulfillment/progress.ts';
+import type { CourierOrderSummary, CourierOrderView, CreateOrderResult } from '../delivery/types.ts';
+import { isFailure } from '../lifecycle/progress.ts';
 
 export type CreateStep = { kind: 'send' } | { kind: 'wait'; ms: number } | { kind: 'lookup' };
 
@@ -70,11 +70,6 @@ export function adoptedResult(view: CourierOrderView, reference: string): Create
   return r;
 }
 
-export interface CourierOrderSummary {
-  orderId: string;
-  dispatchId: string | null;
-  status: string | null;
-}
 
 export function summarise(all: CourierOrderView[]): CourierOrderSummary[] {
   return all.map((o) => ({ orderId: o.id, dispatchId: o.dispatchId ?? null, status: o.status ?? null }));

@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.ts';
 import type { CourierOrderView } from '../delivery/types.ts';
 import { writeCourierOrders } from '../db/json-columns.ts';
-import { addEvent } from '../lifecycle/timeline.ts';
+import { addEvent } from '../transitions/timeline.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { duplicateReason, liveOrders, matchReference, summarise } from './booking.ts';
 

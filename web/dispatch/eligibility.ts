@@ -3,7 +3,7 @@
 // nothing happened. Rules run in order; the first that refuses wins. These are
 // the cheap rules on the orders/paid payload; the dispatch job has the last word.
 import type { Settings } from '../settings/schema.ts';
-import type { OrderSnapshot } from './order.ts';
+import type { OrderSnapshot } from '../order/snapshot.ts';
 import type { Problem } from './status.ts';
 import { liveTestOrder } from '../lifecycle/machine.ts';
 

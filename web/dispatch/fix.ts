@@ -5,7 +5,7 @@
 // destination country, exactly as dispatch will parse it.
 import { z } from 'zod';
 import { normalisePhone } from '../phone/phone.ts';
-import { FIXABLE_TEXT, OverridesSchema, type OrderSnapshot, type Overrides } from './order.ts';
+import { FIXABLE_TEXT, OverridesSchema, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
 
 const text = (k: keyof typeof FIXABLE_TEXT) => OverridesSchema.shape[k];
 

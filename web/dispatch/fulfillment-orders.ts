@@ -7,21 +7,7 @@
 // routing is done (fulfillment_orders/order_routing_complete), and it can still
 // move (fulfillmentOrderMove closes it and opens a new one elsewhere) until it
 // is fulfilled, so this runs at dispatch time on a fresh read.
-
-export interface FulfillmentOrderForDispatch {
-  id: string;
-  /** FulfillmentOrderStatus: OPEN, IN_PROGRESS, SCHEDULED, ON_HOLD, INCOMPLETE, CLOSED, CANCELLED. */
-  status: string;
-  /** FulfillmentOrderRequestStatus: UNSUBMITTED for merchant-managed locations; anything else means a fulfillment service was asked. */
-  requestStatus?: string | null;
-  /** ISO time a SCHEDULED fulfillment order becomes ready. */
-  fulfillAt?: string | null;
-  fulfillmentHolds?: Array<{ reason?: string | null; displayReason?: string | null; reasonNotes?: string | null }> | null;
-  /** DeliveryMethodType: SHIPPING, LOCAL, PICK_UP, PICKUP_POINT, RETAIL, NONE. */
-  deliveryMethod?: { methodType?: string | null } | null;
-  assignedLocation?: { name?: string | null; location?: { id: string } | null } | null;
-  lineItems?: { nodes: Array<{ remainingQuantity: number; requiresShipping?: boolean | null }> } | null;
-}
+import type { FulfillmentOrderForDispatch } from '../shopify/operations.ts';
 
 /** Skip / attention codes this module adds (web/dispatch/status.ts ReasonCode needs them when wired). */
 export type FulfillmentOrderCode =

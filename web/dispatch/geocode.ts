@@ -11,7 +11,7 @@ import { createGeocoder, GeocodeCacheStore, GeocodeError, geocodeAddress, type G
 import { DecryptionError } from '../security/crypto.ts';
 import { shopGeocoder, type ShopGeocoderRow } from '../settings/store.ts';
 import { validCoordinates, withAddressFixes } from './mapping.ts';
-import type { OrderSnapshot, Overrides } from './order.ts';
+import type { OrderSnapshot, Overrides } from '../order/snapshot.ts';
 import type { Problem } from './status.ts';
 
 /** Does dispatch need to look this address up? Pure. */

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { CreateOrderRequestSchema, type CreateOrderRequest } from '../delivery/index.ts';
 import { normalisePhone } from '../phone/phone.ts';
 import { gramsOf, type EnvironmentName, type Settings } from '../settings/schema.ts';
-import { gramsToKg, money2 } from './money.ts';
-import { FIXABLE_TEXT, orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from './order.ts';
+import { gramsToKg, money2 } from '../order/money.ts';
+import { FIXABLE_TEXT, orderGidOf, orderIdOf, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
 import type { Problem } from './status.ts';
 
 export interface MappingContext {

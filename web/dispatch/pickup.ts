@@ -1,11 +1,11 @@
 // Where (and whether) the dispatch job books: the order's fulfillment orders read
 // at dispatch time (the pure decision is web/dispatch/fulfillment-orders.ts).
 import type { AppContext } from '../context.ts';
-import { enqueueDispatch } from '../lifecycle/effects.ts';
-import { transition } from '../lifecycle/transition.ts';
+import { enqueueDispatch } from '../transitions/effects.ts';
+import { transition } from '../transitions/transition.ts';
 import { fetchFulfillmentOrdersForDispatch } from '../shopify/operations.ts';
 import { decideFromFulfillmentOrders, decisionForDispatch, type FulfillmentOrderDecision } from './fulfillment-orders.ts';
-import { orderGidOf, type OrderSnapshot } from './order.ts';
+import { orderGidOf, type OrderSnapshot } from '../order/snapshot.ts';
 import type { ReasonCode } from './status.ts';
 
 /** How soon a delivery waiting for Shopify's order routing looks again (the routing webhook wakes it sooner). */

@@ -7,10 +7,10 @@ import { paced } from '../shopify/paced-jobs.ts';
 import type { AppContext } from '../context.ts';
 import { JOBS, type RoutingJobData } from '../jobs/names.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { enqueueDispatch } from '../lifecycle/effects.ts';
-import { addEvent } from '../lifecycle/timeline.ts';
+import { enqueueDispatch } from '../transitions/effects.ts';
+import { addEvent } from '../transitions/timeline.ts';
 import { fetchOrderOfFulfillmentOrder, gid, numericId } from '../shopify/operations.ts';
-import type { TopicHandler } from '../shopify/webhooks.ts';
+import type { TopicHandler } from '../inbox/shopify.ts';
 import { DISPATCH_RETRY } from '../retry/budget.ts';
 
 export function routingCompleteHandler(queue: JobQueue): TopicHandler {

@@ -13,18 +13,18 @@ import type { Tx } from '../db/client.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { ensureShop } from '../settings/store.ts';
-import type { TopicHandler } from '../shopify/webhooks.ts';
+import type { TopicHandler } from '../inbox/shopify.ts';
 import { decideEligibility } from './eligibility.ts';
 import type { Logger } from '../ops/logger.ts';
-import { OrderPayloadError, orderIdOf, parseOrderSnapshot, type OrderSnapshot, type Overrides } from './order.ts';
+import { OrderPayloadError, orderIdOf, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
 import { applyFix, checkFix } from './fix.ts';
 import { readOrderJson, readOverridesJson, writeOrderJson, writeOverridesJson } from '../db/json-columns.ts';
-import { isSuccess } from '../fulfillment/progress.ts';
+import { isSuccess } from '../lifecycle/progress.ts';
 import type { Problem, ReasonCode } from './status.ts';
 import { decideAddressChange, type AddressChangeDecision } from './address-change.ts';
 import { BOOKED, decide, factsOf, newGeneration, type DeliveryStatus, type Facts, type MerchantAction, type Row } from '../lifecycle/machine.ts';
-import { ActionError, createDelivery, merchantTransition, transitionLatest } from '../lifecycle/transition.ts';
-import { addEvent } from '../lifecycle/timeline.ts';
+import { ActionError, createDelivery, merchantTransition, transitionLatest } from '../transitions/transition.ts';
+import { addEvent } from '../transitions/timeline.ts';
 import { storableDeep } from '../security/text.ts';
 
 // Kept here so the admin API and the CLI import merchant actions from one place.

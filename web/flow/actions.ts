@@ -1,7 +1,7 @@
 // Shopify Flow actions ("Dispatch this order with Same-Day Dispatch",
 // "Re-dispatch this order"): one FlowActionRun per action_run_id, worked by
 // the `flow-action` job through the same services as the admin buttons and
-// the CLI (web/admin/services/actions.ts).
+// the CLI (web/dispatch/actions.ts).
 //
 // Guarantees:
 // - A run is recorded once (unique action_run_id). A replay changes nothing
@@ -13,8 +13,7 @@
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { isUniqueViolation } from '../db/client.ts';
-import { dispatchOrder, DONE, runAction } from '../admin/services/actions.ts';
-import { outcomeOfError } from '../admin/services/bulk-rules.ts';
+import { dispatchOrder, DONE, refusalOf, runAction } from '../dispatch/actions.ts';
 import { JOBS, type FlowActionJobData } from '../jobs/names.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { FLOW_ACTION_INFO } from './catalogue.ts';
@@ -102,7 +101,7 @@ export async function performRun(ctx: AppContext, runId: string): Promise<void> 
     }
   } catch (e) {
     if (e instanceof RunAlreadyDecided) return;
-    const outcome = outcomeOfError(e);
+    const outcome = refusalOf(e);
     // A refusal (the lifecycle table, eligibility, the courier's or Shopify's answer) is the run's answer.
     if (outcome && !(outcome.code === 'shopify_error' && (e as { retryable?: boolean }).retryable)) {
       const status = outcome.outcome === 'not_found' ? 404 : outcome.code === 'not_allowed' ? 409 : 422;

@@ -1,4 +1,4 @@
-// Shopify Flow: triggers out (triggers.ts, fed by web/lifecycle/flow-outbox.ts),
+// Shopify Flow: triggers out (triggers.ts, fed by web/transitions/flow-outbox.ts),
 // actions and lifecycle callbacks in (routes.ts, actions.ts). docs/flow.md.
 import type { AppContext } from '../context.ts';
 import { JOBS } from '../jobs/names.ts';

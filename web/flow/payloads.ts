@@ -4,7 +4,7 @@
 // id, so a workflow can read the order) plus the extension's field keys.
 // Money stays a decimal string.
 import { allowedActions, type DeliveryStatus, type FlowTrigger, type MerchantAction } from '../lifecycle/machine.ts';
-import type { FlowSnapshot } from '../lifecycle/flow-outbox.ts';
+import type { FlowSnapshot } from '../transitions/flow-outbox.ts';
 
 /** Flow refuses trigger payloads of 1 MB or more; ours stay far below, and text fields are capped. */
 export const FLOW_PAYLOAD_MAX_BYTES = 1_000_000;

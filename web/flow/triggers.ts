@@ -1,5 +1,5 @@
 // Sends the Flow triggers the lifecycle wrote to its outbox (FlowTriggerEvent,
-// web/lifecycle/flow-outbox.ts). A relay polls for pending rows and queues one
+// web/transitions/flow-outbox.ts). A relay polls for pending rows and queues one
 // `flow-trigger` job per row (the row moves to `queued` in the job's own
 // transaction); the job sends it with flowTriggerReceive through the Admin API
 // client every other Shopify call uses, then marks it sent and drops its snapshot.
@@ -16,7 +16,7 @@
 import type { AppContext } from '../context.ts';
 import { JOBS, type FlowTriggerJobData } from '../jobs/names.ts';
 import type { FlowTrigger } from '../lifecycle/machine.ts';
-import type { FlowSnapshot } from '../lifecycle/flow-outbox.ts';
+import type { FlowSnapshot } from '../transitions/flow-outbox.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { sendFlowTrigger } from '../shopify/operations.ts';

@@ -11,12 +11,12 @@ import type { Tx } from '../db/client.ts';
 import { addCourierRefs } from './refs.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
-import { enqueueSync } from '../lifecycle/effects.ts';
-import { addEvent, type TimelineEntry } from '../lifecycle/timeline.ts';
-import { transitionLatest, type DeliveryRow } from '../lifecycle/transition.ts';
+import { enqueueSync } from '../transitions/effects.ts';
+import { addEvent, type TimelineEntry } from '../transitions/timeline.ts';
+import { transitionLatest, type DeliveryRow } from '../transitions/transition.ts';
 import { JOBS, type CourierEventJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
-import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from './progress.ts';
+import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from '../lifecycle/progress.ts';
 import {
   eventRetryDelayMs, idsOfEvent, isRequestedTest, learnDelayMs, READS_PER_EVENT, READS_PER_PASS, RECENT_REFS_MS, RETRY_FOR_MS, EVENTS_PER_PASS,
 } from './rematch-policy.ts';

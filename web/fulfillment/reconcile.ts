@@ -4,12 +4,12 @@
 // event had arrived. Also retries matching of UNMATCHED events.
 import type { AppContext } from '../context.ts';
 import { addCourierRefs } from './refs.ts';
-import { enqueueSync } from '../lifecycle/effects.ts';
+import { enqueueSync } from '../transitions/effects.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings, type EnvironmentName } from '../settings/schema.ts';
 import { courierAccess } from '../settings/store.ts';
 import { applyCourierStatus, rematchEvents } from './events.ts';
-import { TERMINAL_RANK } from './progress.ts';
+import { TERMINAL_RANK } from '../lifecycle/progress.ts';
 
 export interface ReconcileReport {
   checked: number;

@@ -8,6 +8,7 @@
 // - each courier order is read at most once per backoff period (learnAfter),
 //   whatever the number of events waiting, and a pass reads at most
 //   READS_PER_PASS orders.
+import type { TestWebhookRecord } from '../delivery/types.ts';
 
 /** Courier order reads (GET /v1/orders/:id) per rematch pass, and per live event. */
 export const READS_PER_PASS = 20;
@@ -52,12 +53,6 @@ export function idsOfEvent(payload: string, deliveryRef: string | null): string[
   return [...ids];
 }
 
-export interface TestWebhookRecord {
-  requestedAt: number;
-  answeredAt: number | null;
-  /** Ids the /v1/webhooks/test answer named (event ids, delivery ids). */
-  ids: string[];
-}
 
 /** How long after asking for a test webhook an unmatched event may be taken as that test (when the answer named no ids). */
 export const TEST_WINDOW_MS = 60_000;

@@ -15,8 +15,8 @@
 // (the fulfillment is cancelled, or the update is refused), the old fulfillment
 // is cancelled and a new one created.
 import type { AppContext } from '../context.ts';
-import { addEvent } from '../lifecycle/timeline.ts';
-import { transitionLatest } from '../lifecycle/transition.ts';
+import { addEvent } from '../transitions/timeline.ts';
+import { transitionLatest } from '../transitions/transition.ts';
 import { parseStoredSettings, type Settings } from '../settings/schema.ts';
 import { ShopifyAdminError, throwOnUserErrors } from '../shopify/admin-api.ts';
 import { readExchange, readFulfillmentOrderIds, readLocationStores } from '../db/json-columns.ts';
@@ -28,7 +28,7 @@ import {
   FULFILLMENT_TRACKING_INFO_UPDATE,
   numericId,
 } from '../shopify/operations.ts';
-import { planSync, rankOf } from './progress.ts';
+import { planSync, rankOf } from '../lifecycle/progress.ts';
 import { trackingUrlFor } from '../tracking/store.ts';
 
 // Short, and renewed after every Shopify write, so a crashed worker's lease

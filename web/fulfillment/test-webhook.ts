@@ -6,7 +6,8 @@ import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError } from '../delivery/index.ts';
 import type { EnvironmentName } from '../settings/schema.ts';
 import { courierAccess, requireShop } from '../settings/store.ts';
-import { idsOfTestAnswer, rememberTest, type TestWebhookRecord } from './rematch-policy.ts';
+import type { TestWebhookRecord } from '../delivery/types.ts';
+import { idsOfTestAnswer, rememberTest } from './rematch-policy.ts';
 import { readTestWebhooks, writeTestWebhooks } from '../db/json-columns.ts';
 
 /** Records a test webhook request on the environment, so its event is recognised (web/fulfillment/events.ts). */

@@ -5,8 +5,8 @@
 import type { AppContext } from '../context.ts';
 import { addCourierRefs } from './refs.ts';
 import { allowedActions, BOOKED, factsOf, type DeliveryStatus } from '../lifecycle/machine.ts';
-import { addEvent } from '../lifecycle/timeline.ts';
-import { ActionError } from '../lifecycle/transition.ts';
+import { addEvent } from '../transitions/timeline.ts';
+import { ActionError } from '../transitions/transition.ts';
 import { applyEvent } from './events.ts';
 import { readExchange, readTriedIds } from '../db/json-columns.ts';
 

@@ -3,7 +3,7 @@
 // holds no address in the clear, and "12 Rivonia Rd." and "12  rivonia rd"
 // share one entry.
 import { createHash } from 'node:crypto';
-import type { Address } from '../dispatch/order.ts';
+import type { Address } from '../order/snapshot.ts';
 import type { AddressQuery } from './types.ts';
 
 /** The query for an order's shipping address (with the merchant's fixes applied), or null when it is too incomplete to look up. */

@@ -1,7 +1,7 @@
 // The one call dispatch makes for an address without coordinates: the cached
 // answer or the geocoder's, judged against the threshold. Rate limits,
 // timeouts and outages throw (GeocodeError, retryable): the dispatch job retries.
-import type { Address } from '../dispatch/order.ts';
+import type { Address } from '../order/snapshot.ts';
 import { queryFromAddress } from './address.ts';
 import { cachedGeocode, type GeocodeCacheStore } from './cache.ts';
 import { decideGeocode, type GeocodeDecision } from './decision.ts';

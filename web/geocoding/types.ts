@@ -2,7 +2,7 @@
 // Coordinates are numbers in decimal degrees rounded to 7 places (about 1 cm),
 // the precision Nominatim answers with and what the courier's latitude/longitude take.
 
-/** An address to find, in the order snapshot's terms (web/dispatch/order.ts Address). */
+/** An address to find, in the order snapshot's terms (web/order/snapshot.ts Address). */
 export interface AddressQuery {
   address1: string;
   address2?: string | null;

@@ -1,7 +1,7 @@
 // The delivery state machine, as data: state × event → next state, the side
 // effects to schedule, and the merchant actions each state allows. Pure (no
 // I/O): table-tested in test/unit/lifecycle-machine.test.ts, in the mutation
-// scope. web/lifecycle/transition.ts performs what this decides.
+// scope. web/transitions/transition.ts performs what this decides.
 //
 //   (new) ──received──▶ PENDING ──booked──▶ CREATED ──courier_moving──▶ IN_PROGRESS ──courier_delivered──▶ DELIVERED
 //     │                    │                   │                          │

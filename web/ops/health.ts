@@ -1,11 +1,15 @@
 // /healthz: the process is alive. /readyz: migrations are applied, the
-// encryption key reads the stored secrets (web/security/key-check.ts) and the
+// encryption key reads the stored secrets (web/db/key-check.ts) and the
 // database answers now; 503 otherwise, so a load balancer holds traffic back.
 import { Router } from 'express';
-import type { Db } from '../db/client.ts';
+
+/** What /readyz asks of the database (the Prisma client): ops sits below db. */
+export interface Pingable {
+  $queryRawUnsafe(query: string): Promise<unknown>;
+}
 
 export interface Readiness {
-  db: Db | null;
+  db: Pingable | null;
   migrated: boolean;
   problem: string | null;
 }

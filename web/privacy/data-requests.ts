@@ -1,4 +1,4 @@
-// customers/data_request records (web/shopify/lifecycle.ts writes them): the
+// customers/data_request records (web/webhooks/lifecycle.ts writes them): the
 // merchant lists them and exports the report, from the admin (/api/data-requests)
 // and the CLI (`data-requests`). Reports are encrypted at rest (web/db/protected-data.ts).
 import type { Db } from '../db/client.ts';

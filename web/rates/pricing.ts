@@ -2,7 +2,7 @@
 // test/unit/rates-pricing.test.ts, mutation-tested). Money is integer cents
 // (bigint) or decimal strings; distances are kilometres (not money: floats are fine).
 import type { Rounding } from '../settings/rates-schema.ts';
-import { toCents } from '../dispatch/money.ts';
+import { toCents } from '../order/money.ts';
 
 export interface PricingRules {
   markupPercent: string;

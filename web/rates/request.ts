@@ -2,9 +2,9 @@
 // and the courier quote body for it. Pure; test/unit/rates-request.test.ts.
 import { z } from 'zod';
 import type { CreateOrderRequest } from '../delivery/index.ts';
-import { gramsToKg, formatCents } from '../dispatch/money.ts';
+import { gramsToKg, formatCents } from '../order/money.ts';
 import { sizeFor, validCoordinates } from '../dispatch/mapping.ts';
-import type { Address } from '../dispatch/order.ts';
+import type { Address } from '../order/snapshot.ts';
 import { normalisePhone } from '../phone/phone.ts';
 import type { Settings } from '../settings/schema.ts';
 import type { LatLng } from './pricing.ts';

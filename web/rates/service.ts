@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { serializeCreateOrder } from '../delivery/index.ts';
 import { chooseGeocoder, geocoderOf } from '../dispatch/geocode.ts';
-import { toCents } from '../dispatch/money.ts';
+import { toCents } from '../order/money.ts';
 import { geocodeAddress, GeocodeCacheStore } from '../geocoding/index.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { gramsOf, type Settings } from '../settings/schema.ts';

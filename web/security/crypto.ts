@@ -73,3 +73,13 @@ function keyId(key: Buffer): string {
 function b64(b: Buffer): string {
   return b.toString('base64url');
 }
+
+/** An ENCRYPTION_KEY as 32 bytes (64 hex digits or base64/base64url); null when it is not one. */
+export function decodeKey(text: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
+    const b = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    return b.length === 32 ? b : null;
+  }
+  return null;
+}

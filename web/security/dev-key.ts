@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { decodeKey } from '../config/env.ts';
+import { decodeKey } from './crypto.ts';
 
 export const DEV_KEY_FILE = 'data/encryption.key';
 

@@ -5,19 +5,11 @@
 import { z } from 'zod';
 import { RatesSettingsSchema } from './rates-schema.ts';
 import { WindowsSettingsSchema } from '../windows/settings.ts';
-import { SlotsSettingsSchema } from '../slots/settings.ts';
+import { SlotsSettingsSchema } from './slots-schema.ts';
+import { FULFILLMENT_TRIGGERS, SHOPIFY_EVENT_STATUSES } from '../lifecycle/progress.ts';
 
 export const ENVIRONMENTS = ['test', 'live'] as const;
 export type EnvironmentName = (typeof ENVIRONMENTS)[number];
-
-/** Shopify FulfillmentEventStatus values we may write. */
-export const SHOPIFY_EVENT_STATUSES = [
-  'LABEL_PURCHASED', 'LABEL_PRINTED', 'READY_FOR_PICKUP', 'CONFIRMED', 'CARRIER_PICKED_UP', 'IN_TRANSIT',
-  'OUT_FOR_DELIVERY', 'ATTEMPTED_DELIVERY', 'DELAYED', 'DELIVERED', 'FAILURE',
-] as const;
-export type ShopifyEventStatus = (typeof SHOPIFY_EVENT_STATUSES)[number];
-
-export const FULFILLMENT_TRIGGERS = ['accepted', 'driver_assigned', 'delivered'] as const;
 
 /** Decimal with up to 2 places, as text (money never goes through floats). */
 const decimal2 = z.string().trim().regex(/^\d{1,9}(\.\d{1,2})?$/, 'expected an amount like 150 or 149.99');

@@ -5,10 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.ts';
+import type { CourierAccess } from '../delivery/types.ts';
 import { validateBaseUrl } from '../delivery/url.ts';
 import { maskSecret, type SecretBox } from '../security/crypto.ts';
 import { readLocationStores, writeLocationStores } from '../db/json-columns.ts';
-import { reencryptCanary } from '../security/key-check.ts';
+import { reencryptCanary } from '../db/key-check.ts';
 import { GEOCODER_PROVIDERS, PUBLIC_NOMINATIM_URL, type GeocoderConfig, type GeocoderProvider } from '../geocoding/config.ts';
 import {
   applySettingsPatch,
@@ -224,20 +225,6 @@ export async function environmentViews(db: Tx, box: SecretBox, shopId: string): 
   const out = {} as Record<EnvironmentName, EnvironmentView>;
   for (const r of rows) out[r.environment as EnvironmentName] = environmentView(r, box);
   return out;
-}
-
-/** What the courier client and the webhook verifier need. Holds plaintext secrets: never log it. */
-export interface CourierAccess {
-  environmentId: string;
-  environment: EnvironmentName;
-  baseUrl: string | null;
-  clientId: string | null;
-  clientSecret: string | null;
-  /** Current first, then the previous one during a rotation. */
-  webhookSecrets: string[];
-  pickupStoreId: string | null;
-  locationStores: Record<string, string>;
-  endpointId: string;
 }
 
 export function courierAccessFromRow(row: EnvRow, box: SecretBox, defaultBaseUrls: { test: string | null; live: string | null }, now = Date.now()): CourierAccess {

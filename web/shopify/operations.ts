@@ -4,7 +4,6 @@
 // shopifyApiReadWebhookSubscriptions, which shopify-app-express sends itself
 // during the OAuth callback.)
 import { throwOnUserErrors, type AdminApi } from './admin-api.ts';
-import type { FulfillmentOrderForDispatch } from '../dispatch/fulfillment-orders.ts';
 
 export const METAFIELD_NAMESPACE = '$app:same_day_dispatch';
 export const DISPATCHED_TAG = 'same-day-dispatched';
@@ -212,6 +211,22 @@ export async function fetchOrderAsPayload(api: AdminApi, shop: string, orderId: 
     shipping_lines: (o.shippingLines?.nodes ?? []).map((l: any) => ({ title: l.title, code: l.code, source: l.source })),
     line_items: (o.lineItems?.nodes ?? []).map((l: any) => ({ id: numericId(l.id), quantity: l.quantity, requires_shipping: l.requiresShipping })),
   };
+}
+
+/** One fulfillment order as ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH reads it. */
+export interface FulfillmentOrderForDispatch {
+  id: string;
+  /** FulfillmentOrderStatus: OPEN, IN_PROGRESS, SCHEDULED, ON_HOLD, INCOMPLETE, CLOSED, CANCELLED. */
+  status: string;
+  /** FulfillmentOrderRequestStatus: UNSUBMITTED for merchant-managed locations; anything else means a fulfillment service was asked. */
+  requestStatus?: string | null;
+  /** ISO time a SCHEDULED fulfillment order becomes ready. */
+  fulfillAt?: string | null;
+  fulfillmentHolds?: Array<{ reason?: string | null; displayReason?: string | null; reasonNotes?: string | null }> | null;
+  /** DeliveryMethodType: SHIPPING, LOCAL, PICK_UP, PICKUP_POINT, RETAIL, NONE. */
+  deliveryMethod?: { methodType?: string | null } | null;
+  assignedLocation?: { name?: string | null; location?: { id: string } | null } | null;
+  lineItems?: { nodes: Array<{ remainingQuantity: number; requiresShipping?: boolean | null }> } | null;
 }
 
 /**

@@ -2,15 +2,16 @@
 // worker: the same job is queued again for when the budget pays, and this run ends
 // without failing (no attempt spent). Meanwhile the workers serve other shops' jobs,
 // so one shop's sale does not hold another shop's orders (docs/shopify-rate-limits.md).
-import type { AppContext } from '../context.ts';
-import type { Job } from '../jobs/queue.ts';
+import type { Db } from '../db/client.ts';
+import type { Job, JobQueue } from '../jobs/queue.ts';
+import type { Logger } from '../ops/logger.ts';
 import { ShopifyBudgetWait } from './pacer.ts';
 
 /** How long a job's Shopify call may wait for the budget in its worker before it is deferred instead. */
 export const DEFER_AFTER_MS = 250;
 const MAX_DEFER_MS = 60_000;
 
-export function paced<T>(ctx: Pick<AppContext, 'db' | 'queue' | 'log'>, name: string, handler: (job: Job<T>) => Promise<void>): (job: Job<T>) => Promise<void> {
+export function paced<T>(ctx: { db: Db; queue: JobQueue; log: Logger }, name: string, handler: (job: Job<T>) => Promise<void>): (job: Job<T>) => Promise<void> {
   return async (job) => {
     try {
       await handler(job);

@@ -7,8 +7,8 @@
 import type { AppContext } from '../context.ts';
 import { JOBS, type DispatchJobData } from '../jobs/names.ts';
 import type { CurrentRow } from '../lifecycle/machine.ts';
-import { addEvent } from '../lifecycle/timeline.ts';
-import { transition } from '../lifecycle/transition.ts';
+import { addEvent } from '../transitions/timeline.ts';
+import { transition } from '../transitions/transition.ts';
 import type { Settings } from '../settings/schema.ts';
 import { formatLocal, wallClock } from '../windows/schedule.ts';
 import { windowFor } from '../windows/settings.ts';

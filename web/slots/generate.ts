@@ -4,7 +4,7 @@
 // test/unit/slots-generate.test.ts. Slots are wall-clock times: a 2 h slot
 // across a spring-forward gap lasts 1 h.
 import { addDays, hoursOn, isoDate, parseLocalTime, sameDayOpen, wallClock, zonedInstant, type WindowConfig } from '../windows/schedule.ts';
-import type { SlotsSettings } from './settings.ts';
+import type { SlotsSettings } from '../settings/slots-schema.ts';
 
 export interface Slot {
   start: number;

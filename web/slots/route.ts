@@ -14,7 +14,7 @@ import { windowFor } from '../windows/settings.ts';
 import { slotValue } from './attributes.ts';
 import { placesTaken, windowKey } from './capacity.ts';
 import { asapOffered, bookAt, generateSlots, type SlotDay } from './generate.ts';
-import type { SlotsSettings } from './settings.ts';
+import type { SlotsSettings } from '../settings/slots-schema.ts';
 import type { WindowConfig } from '../windows/schedule.ts';
 
 // Generating a week of slots takes a few hundred Intl calls: kept per (settings, location, minute),

@@ -1,7 +1,7 @@
 // When a tracking link stops working. Pure, with the clock passed in: tested
 // in test/unit/tracking-expiry.test.ts.
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
-import { rankOf, TERMINAL_RANK } from '../fulfillment/progress.ts';
+import { rankOf, TERMINAL_RANK } from '../lifecycle/progress.ts';
 import { DAY_MS, FINAL_STATUSES } from '../privacy/erase.ts';
 import type { TimelineRow } from './labels.ts';
 

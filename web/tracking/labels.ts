@@ -1,9 +1,9 @@
 // Courier statuses and delivery statuses in the customer's words: message keys
 // of web/i18n/messages/tracking/ (status.*). Pure: table-tested in
 // test/unit/tracking.test.ts. Synonyms come from the courier status ranks
-// (web/fulfillment/progress.ts), so a status that ranks is labelled.
+// (web/lifecycle/progress.ts), so a status that ranks is labelled.
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
-import { isSuccess, normaliseStatus, rankOf, TERMINAL_RANK } from '../fulfillment/progress.ts';
+import { isSuccess, normaliseStatus, rankOf, TERMINAL_RANK } from '../lifecycle/progress.ts';
 
 /** A status message key (status.* in web/i18n/messages/tracking/en.json). */
 export type StatusKey =

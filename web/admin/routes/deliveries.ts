@@ -5,7 +5,7 @@ import { resolveDuplicates } from '../../fulfillment/unmatched.ts';
 import { shopOf } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { orderIdParam } from '../params.ts';
-import { checkNow, dispatchOrder, DONE, knownDeliveryId, runAction, type QueueAction } from '../services/actions.ts';
+import { checkNow, dispatchOrder, DONE, knownDeliveryId, runAction, type QueueAction } from '../../dispatch/actions.ts';
 import { deliveryDetail, findByOrderId } from '../services/delivery.ts';
 import { listDeliveries } from '../services/deliveries.ts';
 import { quoteDelivery, quoteOrder } from '../services/quotes.ts';

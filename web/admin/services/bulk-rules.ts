@@ -1,11 +1,6 @@
 // Bulk actions' pure parts: the request check, what each error means for one
 // order's result, and the bounded fan-out. No I/O (test/unit/admin-bulk.test.ts).
-import { MissingCredentialsError } from '../../context.ts';
-import { DeliveryApiError } from '../../delivery/index.ts';
-import { courierErrorText, reasonForCourierError } from '../../dispatch/dispatcher.ts';
-import { ActionError } from '../../dispatch/service.ts';
-import { DecryptionError } from '../../security/crypto.ts';
-import { ShopifyAdminError } from '../../shopify/admin-api.ts';
+import { refusalOf, refusalOfStatus } from '../../dispatch/actions.ts';
 import type { BulkAction, BulkOrderResult, BulkRequest } from '../contract.ts';
 import { ApiError } from '../errors.ts';
 
@@ -43,20 +38,8 @@ export type Outcome = Pick<BulkOrderResult, 'outcome' | 'code' | 'message'>;
 
 /** One order's failure as its result; null for an error no rule covers (a bug: the caller logs it). */
 export function outcomeOfError(e: unknown): Outcome | null {
-  if (e instanceof ActionError || e instanceof ApiError) {
-    if (e.status === 404) return { outcome: 'not_found', code: null, message: e.message };
-    // 422: the order cannot go as it is (eligibility, or a request that cannot be built); 409: the lifecycle table refused.
-    const code = e.status === 422 ? (e instanceof ActionError ? 'not_eligible' : 'cannot_quote') : 'not_allowed';
-    return { outcome: 'refused', code, message: e.message };
-  }
-  if (e instanceof DeliveryApiError) {
-    const code = e.kind === 'transient' || e.kind === 'bad_response' ? 'courier_unavailable' : reasonForCourierError(e);
-    return { outcome: 'refused', code, message: `Courier: ${courierErrorText(e)}` };
-  }
-  if (e instanceof MissingCredentialsError) return { outcome: 'refused', code: 'courier_credentials', message: e.message };
-  if (e instanceof ShopifyAdminError) return { outcome: 'refused', code: 'shopify_error', message: e.message };
-  if (e instanceof DecryptionError) return { outcome: 'refused', code: 'secrets_unreadable', message: 'Stored courier secrets cannot be read with the current encryption key; enter them again' };
-  return null;
+  // The admin's own refusals (ApiError) first; the rest are the actions' (shared with Flow).
+  return e instanceof ApiError ? refusalOfStatus(e, 'cannot_quote') : refusalOf(e);
 }
 
 /** fn over items, at most `limit` at a time; results in the items' order. */

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.ts';
 import type { Logger } from '../../ops/logger.ts';
 import { ensureShop } from '../../settings/store.ts';
 import type { BulkOrderResult, BulkRequest, BulkResult } from '../contract.ts';
-import { dispatchOrder, DONE, runAction } from './actions.ts';
+import { dispatchOrder, DONE, runAction } from '../../dispatch/actions.ts';
 import { BULK_CONCURRENCY, countOutcomes, mapBounded, outcomeOfError } from './bulk-rules.ts';
 import { quoteOrder } from './quotes.ts';
 

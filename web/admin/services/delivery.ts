@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { readExchange, readOrderJson, readOverridesJson } from '../../db/json-columns.ts';
 import { dropoffPhone } from '../../dispatch/mapping.ts';
-import type { Overrides } from '../../dispatch/order.ts';
+import type { Overrides } from '../../order/snapshot.ts';
 import { parseStoredSettings } from '../../settings/schema.ts';
 import { findShop } from '../../settings/store.ts';
 import { ApiError } from '../errors.ts';

@@ -24,8 +24,8 @@ import {
   updateShopGeocoder,
   updateSettings,
   webhookUrl,
-  type CourierAccess,
 } from '../../settings/store.ts';
+import type { CourierAccess } from '../../delivery/types.ts';
 import { numericId, SHOP_LOCATIONS } from '../../shopify/operations.ts';
 import { ApiError } from '../errors.ts';
 import { geocoderSummary } from './geocode.ts';

@@ -1,5 +1,5 @@
 // A delivery's timeline as the merchant reads it: each step once, in words.
-// The stored timeline (web/lifecycle/timeline.ts) has a line for the courier's
+// The stored timeline (web/transitions/timeline.ts) has a line for the courier's
 // status and another when Shopify was told of it; here they are one step, with
 // a mark that Shopify shows it. Pure (no DOM, no catalogue): it gives message
 // keys, table-tested in test/unit/admin-timeline.test.ts.
@@ -21,7 +21,7 @@ export interface Step {
   tone: 'success' | 'warning' | 'critical' | null;
 }
 
-/** Courier statuses (web/fulfillment/progress.ts, synonyms included) → the word for them. */
+/** Courier statuses (web/lifecycle/progress.ts, synonyms included) → the word for them. */
 export const COURIER_WORDS: Record<string, string> = {
   pending: 'registered',
   created: 'registered',

@@ -89,7 +89,7 @@ function AddressSearch(props: { delivery: DeliveryDetail; address1: string; city
   );
 }
 
-// The fields our own request validation can refuse (web/dispatch/order.ts FIXABLE_TEXT).
+// The fields our own request validation can refuse (web/order/snapshot.ts FIXABLE_TEXT).
 const TEXT_FIELDS: Array<[string, (d: DeliveryDetail) => string | null | undefined]> = [
   ['name', (d) => d.dropoff?.name],
   ['address1', (d) => d.dropoff?.address1],

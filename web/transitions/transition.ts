@@ -1,4 +1,4 @@
-// Performs what machine.ts decides. Every status change of a Delivery goes
+// Performs what web/lifecycle/machine.ts decides. Every status change of a Delivery goes
 // through here (intake creates through createDelivery; the rest through
 // transition / transitionLatest / merchantTransition).
 //
@@ -14,7 +14,7 @@
 //   a background fact (a courier answer, a cancellation) is never dropped.
 import type { Tx } from '../db/client.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { decide, factsOf, flowTriggersOf, type CurrentRow, type Decision, type DeliveryStatus, type Facts, type LifecycleEvent, type MerchantAction } from './machine.ts';
+import { decide, factsOf, flowTriggersOf, type CurrentRow, type Decision, type DeliveryStatus, type Facts, type LifecycleEvent, type MerchantAction } from '../lifecycle/machine.ts';
 import { runEffects } from './effects.ts';
 import { addEvent, type TimelineEntry } from './timeline.ts';
 import { recordFlowTriggers } from './flow-outbox.ts';

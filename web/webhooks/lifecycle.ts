@@ -1,9 +1,9 @@
 // Install, uninstall and the three mandatory compliance topics. Each runs
-// inside the webhook's receipt transaction (web/shopify/webhooks.ts).
+// inside the webhook's receipt transaction (web/webhooks/shopify.ts).
 import type { Session } from '@shopify/shopify-api';
 import type { Db, Tx } from '../db/client.ts';
 import { eraseDeliveryPersonalData } from '../privacy/erase.ts';
-import type { TopicHandler } from './webhooks.ts';
+import type { TopicHandler } from './shopify.ts';
 
 /** afterAuth: the shop is (re)installed. */
 export async function recordInstall(db: Db, session: Session): Promise<void> {

@@ -2,14 +2,14 @@
 // location is known, an order outside its window goes to SCHEDULED with the planned
 // time and a dispatch job that starts then. When that job runs, the delivery goes back
 // to PENDING and the dispatch job decides again with the settings and the window of
-// that moment. Status changes only through web/lifecycle/transition.ts.
+// that moment. Status changes only through web/transitions/transition.ts.
 import type { AppContext } from '../context.ts';
 import { JOBS, type DispatchJobData } from '../jobs/names.ts';
 import type { CurrentRow } from '../lifecycle/machine.ts';
-import { transition } from '../lifecycle/transition.ts';
+import { transition } from '../transitions/transition.ts';
 import type { Settings } from '../settings/schema.ts';
-import { decideWindow, formatLocal, REASON_WORDS } from './schedule.ts';
-import { windowFor } from './settings.ts';
+import { decideWindow, formatLocal, REASON_WORDS } from '../windows/schedule.ts';
+import { windowFor } from '../windows/settings.ts';
 
 type Row = Omit<CurrentRow, 'status'> & { windowBypass: boolean };
 

@@ -15,7 +15,7 @@ import type { Logger } from '../ops/logger.ts';
 import { startIntakeTimer } from '../ops/metrics.ts';
 import type { SecretBox } from '../security/crypto.ts';
 import { dbTime, insertSql, type Provider } from '../inbox/sql.ts';
-import { verifyShopifyHmac } from './hmac.ts';
+import { verifyShopifyHmac } from '../shopify/hmac.ts';
 
 export type { TopicHandler, TopicHandlers, WebhookContext } from '../inbox/shopify.ts';
 

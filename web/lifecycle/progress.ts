@@ -6,8 +6,17 @@
 // ranks cover the statuses same-day couriers commonly use, with synonyms;
 // anything else is "unknown": recorded and shown, never applied, and nothing
 // is sent to Shopify for it.
-import type { FULFILLMENT_TRIGGERS, ShopifyEventStatus } from '../settings/schema.ts';
-import { nextStatus, type DeliveryStatus, type SystemEvent } from '../lifecycle/machine.ts';
+import { nextStatus, type DeliveryStatus, type SystemEvent } from './machine.ts';
+
+/** Shopify FulfillmentEventStatus values we may write. */
+export const SHOPIFY_EVENT_STATUSES = [
+  'LABEL_PURCHASED', 'LABEL_PRINTED', 'READY_FOR_PICKUP', 'CONFIRMED', 'CARRIER_PICKED_UP', 'IN_TRANSIT',
+  'OUT_FOR_DELIVERY', 'ATTEMPTED_DELIVERY', 'DELAYED', 'DELIVERED', 'FAILURE',
+] as const;
+export type ShopifyEventStatus = (typeof SHOPIFY_EVENT_STATUSES)[number];
+
+/** When a fulfillment is created in Shopify (the merchant's choice: web/settings/schema.ts). */
+export const FULFILLMENT_TRIGGERS = ['accepted', 'driver_assigned', 'delivered'] as const;
 
 export const TERMINAL_RANK = 100;
 

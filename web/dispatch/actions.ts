@@ -1,13 +1,17 @@
-// The merchant's actions on a delivery, for the admin API and the CLI alike:
+// The merchant's actions on a delivery, for the admin API, the CLI and Flow alike:
 // each runs its web/dispatch/service.ts function in one transaction, then
 // wakes the queue. Which statuses allow which action is decided there (and
 // shown by web/admin/views.ts actionsFor), not here.
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation, type Tx } from '../../db/client.ts';
-import { dispatchNow, fixAndRetry, recordAndDispatch, redispatch, retryDelivery } from '../../dispatch/service.ts';
-import { checkDeliveryNow } from '../../fulfillment/reconcile.ts';
-import { ensureShop } from '../../settings/store.ts';
-import { fetchOrderAsPayload } from '../../shopify/operations.ts';
+import { MissingCredentialsError, type AppContext } from '../context.ts';
+import { isUniqueViolation, type Tx } from '../db/client.ts';
+import { DeliveryApiError } from '../delivery/index.ts';
+import { DecryptionError } from '../security/crypto.ts';
+import { ShopifyAdminError } from '../shopify/admin-api.ts';
+import { courierErrorText, reasonForCourierError } from './dispatcher.ts';
+import { ActionError, dispatchNow, fixAndRetry, recordAndDispatch, redispatch, retryDelivery } from './service.ts';
+import { checkDeliveryNow } from '../fulfillment/reconcile.ts';
+import { ensureShop } from '../settings/store.ts';
+import { fetchOrderAsPayload } from '../shopify/operations.ts';
 
 export type QueueAction = 'dispatch' | 'retry' | 'redispatch' | 'fix';
 
@@ -73,4 +77,31 @@ export async function knownDeliveryId(ctx: AppContext, domain: string, orderId: 
   const shop = await ensureShop(ctx.db, domain);
   const known = await ctx.db.delivery.findFirst({ where: { shopId: shop.id, shopifyOrderId: orderId } });
   return known?.id ?? null;
+}
+
+/** An action that did not go through, as its caller reports it (a bulk order's result, a Flow run's answer). */
+export interface ActionRefusal {
+  outcome: 'refused' | 'not_found';
+  code: string | null;
+  message: string;
+}
+
+/** An error with an HTTP status as a refusal; `unprocessable` is the code for a 422. */
+export function refusalOfStatus(e: { status: number; message: string }, unprocessable: string): ActionRefusal {
+  if (e.status === 404) return { outcome: 'not_found', code: null, message: e.message };
+  // 422: the order cannot go as it is (eligibility, or a request that cannot be built); 409: the lifecycle table refused.
+  return { outcome: 'refused', code: e.status === 422 ? unprocessable : 'not_allowed', message: e.message };
+}
+
+/** An action's failure as a refusal; null for an error no rule covers (a bug: the caller logs it). */
+export function refusalOf(e: unknown): ActionRefusal | null {
+  if (e instanceof ActionError) return refusalOfStatus(e, 'not_eligible');
+  if (e instanceof DeliveryApiError) {
+    const code = e.kind === 'transient' || e.kind === 'bad_response' ? 'courier_unavailable' : reasonForCourierError(e);
+    return { outcome: 'refused', code, message: `Courier: ${courierErrorText(e)}` };
+  }
+  if (e instanceof MissingCredentialsError) return { outcome: 'refused', code: 'courier_credentials', message: e.message };
+  if (e instanceof ShopifyAdminError) return { outcome: 'refused', code: 'shopify_error', message: e.message };
+  if (e instanceof DecryptionError) return { outcome: 'refused', code: 'secrets_unreadable', message: 'Stored courier secrets cannot be read with the current encryption key; enter them again' };
+  return null;
 }

@@ -8,7 +8,7 @@
 // small read. A "*" usage row (a trigger Flow named that we could not map)
 // counts for every trigger.
 import type { Tx } from '../db/client.ts';
-import type { FlowTrigger } from './machine.ts';
+import type { FlowTrigger } from '../lifecycle/machine.ts';
 
 /** What the delivery held when the transition happened: the trigger's payload is built from it. */
 export interface FlowSnapshot {

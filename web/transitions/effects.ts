@@ -3,7 +3,7 @@
 import type { Tx } from '../db/client.ts';
 import { JOBS, type DeliveryJobData, type DispatchJobData } from '../jobs/names.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import type { Effect } from './machine.ts';
+import type { Effect } from '../lifecycle/machine.ts';
 
 /**
  * One dispatch job per (delivery, generation): a retried transaction cannot queue a second booking.

@@ -8,8 +8,8 @@
 // so a database whose canary is fine but whose secrets are under a key the
 // process lacks is caught as well. `cli rotate-key` re-encrypts the canary with
 // the secrets, so its key id stays the oldest key still needed.
-import type { Db } from '../db/client.ts';
-import { DecryptionError, isEncrypted, keyIdOf, type SecretBox } from './crypto.ts';
+import type { Db } from './client.ts';
+import { DecryptionError, isEncrypted, keyIdOf, type SecretBox } from '../security/crypto.ts';
 
 const CANARY_ID = 'encryption-key';
 const CANARY_TEXT = 'same-day-dispatch key canary';

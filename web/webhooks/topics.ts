@@ -2,8 +2,8 @@
 import type { AppContext } from '../context.ts';
 import { ordersCancelledHandler, ordersPaidHandler, ordersUpdatedHandler } from '../dispatch/service.ts';
 import { routingCompleteHandler } from '../dispatch/routing.ts';
-import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from '../shopify/lifecycle.ts';
-import type { TopicHandler, TopicHandlers } from './shopify.ts';
+import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './lifecycle.ts';
+import type { TopicHandler, TopicHandlers } from '../inbox/shopify.ts';
 
 export function shopifyTopicHandlers(ctx: Pick<AppContext, 'queue' | 'now'>, forgetSessions: (shop: string) => void = () => {}): TopicHandlers {
   const { queue } = ctx;
