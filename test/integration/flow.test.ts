@@ -7,6 +7,7 @@ import { fireFlowAction, flowState, sendFlowLifecycle } from '../../dev/shop-sim
 import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { FLOW_TRIGGERS } from '../../web/lifecycle/machine.ts';
 import { sendQueuedTrigger } from '../../web/flow/triggers.ts';
+import { OPERATION_COST } from '../../web/shopify/operation-costs.ts';
 import { FLOW_KEEP_DAYS, forgetOldFlowRecords } from '../../web/flow/index.ts';
 import { TEST_API_SECRET } from '../support/app.ts';
 import { postStatusEvent } from '../support/courier-events.ts';
@@ -96,6 +97,30 @@ describe('flow triggers', () => {
     expect(row).toMatchObject({ state: 'sent', attempts: 3 });
     expect(sim.log.filter((l) => l.operationName === 'FlowTriggerReceive').map((l) => l.outcome)).toEqual(['throttled', 'throttled', 'ok']);
     expect(received(sim, 'delivery-booked', orderId)).toHaveLength(1);
+  });
+
+  it("a shop whose Admin API bucket is empty: the trigger waits for the shop's budget (deferred, not failed), then is received once and paid for", async () => {
+    const shop = 'flow-empty-bucket.myshopify.com';
+    const sim = await flowShop(shop, { triggers: ['delivery-delivered'] });
+    const { orderId } = await placeOrder(s, sim);
+    const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    await waitFor(async () => (await deliveryOf(s.app, shop, orderId))?.writebackPending === false || null, 'the booking written back');
+    // Empty, restoring 10 points a second: each 10-point call waits about a second for the one before it.
+    sim.bucket.setLimits({ maximumAvailable: 200, restoreRate: 10 });
+    sim.bucket.available = 0;
+    await s.courier.advance(booked.courierOrderId!, { to: 'delivered' });
+    await waitForStatus(s.app, shop, orderId, 'DELIVERED');
+    const [row] = await settled(orderId, 1);
+    expect(row).toMatchObject({ trigger: 'delivery-delivered', state: 'sent' });
+    expect(received(sim, 'delivery-delivered', orderId)).toHaveLength(1);
+    const sends = sim.log.filter((l) => l.operationName === 'FlowTriggerReceive');
+    // Paced, not refused over and over: at most the one THROTTLED answer that told the app its bucket was empty.
+    expect(sends.filter((l) => l.outcome === 'ok')).toHaveLength(1);
+    expect(sends.filter((l) => l.outcome === 'throttled').length).toBeLessThanOrEqual(1);
+    expect(sends.find((l) => l.outcome === 'ok')!.cost).toBe(OPERATION_COST.FlowTriggerReceive);
+    // The job gave back its worker and came back when the budget paid: no failed attempt.
+    expect(s.app.logs.some((l) => /Shopify API budget is spent/.test(l) && /flow-trigger/.test(l))).toBe(true);
+    expect(s.app.logs.some((l) => /job failed/.test(l) && /flow-trigger/.test(l))).toBe(false);
   });
 
   it('a send job run again after its trigger went out (a crash and a retry) sends nothing more', async () => {

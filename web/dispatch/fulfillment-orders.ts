@@ -20,6 +20,7 @@ export interface FulfillmentOrderForDispatch {
   /** DeliveryMethodType: SHIPPING, LOCAL, PICK_UP, PICKUP_POINT, RETAIL, NONE. */
   deliveryMethod?: { methodType?: string | null } | null;
   assignedLocation?: { name?: string | null; location?: { id: string } | null } | null;
+  /** Not read at dispatch (each costs a point, ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH): then the status says whether work is left. */
   lineItems?: { nodes: Array<{ remainingQuantity: number; requiresShipping?: boolean | null }> } | null;
 }
 
