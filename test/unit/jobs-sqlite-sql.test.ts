@@ -28,7 +28,9 @@ describe('SQLite job statements', () => {
     for (const n of [1, 3, 7]) {
       const sql = claimJobs(n);
       expect(sql.match(/LIMIT \?/g)).toHaveLength(n);
-      expect(sql.split('?').length - 1).toBe(3 + 3 * n);
+      // lockedBy, lockedUntil, updatedAt; per queue: name (running jobs), name, now, groupConcurrency, limit.
+      expect(sql.split('?').length - 1).toBe(3 + 5 * n);
+      expect(sql.match(/ORDER BY "rank", "runAt", "createdAt" LIMIT \?/g)).toHaveLength(n);
     }
   });
 });
