@@ -33,7 +33,7 @@ import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type 
 import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
-import { claimJobs, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
+import { claimBinds, claimJobs, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -275,7 +275,7 @@ export class SqliteJobQueue extends BaseJobQueue {
         this.owner,
         sqliteTime(at + this.leaseMs),
         sqliteTime(at),
-        ...wanted.flatMap((w) => [w.reg.name, w.reg.name, sqliteTime(at), w.reg.groupConcurrency, w.free]),
+        ...wanted.flatMap((w) => claimBinds(w.reg.name, sqliteTime(at), w.reg.groupConcurrency, w.free)),
       ),
     );
     const got = new Map<string, number>();
