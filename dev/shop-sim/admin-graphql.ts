@@ -375,8 +375,12 @@ const HANDLERS: Record<string, Handler> = {
           id: gid('Order', o.id),
           createdAt: o.payload.created_at ? new Date(o.payload.created_at).toISOString() : new Date().toISOString(),
           fulfillmentOrders: {
+            // No line items: the dispatch read does not select them (web/shopify/operations.ts).
             nodes: o.fulfillmentOrders.map((f) => ({
-              ...fulfillmentOrderNode(f),
+              id: gid('FulfillmentOrder', f.id),
+              status: f.status,
+              requestStatus: 'UNSUBMITTED',
+              deliveryMethod: { methodType: f.methodType },
               fulfillAt: f.fulfillAt ?? null,
               fulfillmentHolds: (f.holds ?? []).map((h) => ({ reason: h.reason, displayReason: HOLD_REASONS[h.reason] ?? h.reason, reasonNotes: h.reasonNotes })),
               assignedLocation: { name: shop.locations.find((l) => l.id === f.locationId)?.name ?? f.locationId, location: { id: gid('Location', f.locationId) } },

@@ -7,6 +7,7 @@ import { fireFlowAction, flowState, sendFlowLifecycle } from '../../dev/shop-sim
 import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 import { FLOW_TRIGGERS } from '../../web/lifecycle/machine.ts';
 import { sendQueuedTrigger } from '../../web/flow/triggers.ts';
+import { OPERATION_COST } from '../../web/shopify/operation-costs.ts';
 import { FLOW_KEEP_DAYS, forgetOldFlowRecords } from '../../web/flow/index.ts';
 import { TEST_API_SECRET } from '../support/app.ts';
 import { postStatusEvent } from '../support/courier-events.ts';
@@ -29,11 +30,11 @@ const received = (sim: SimShop, handle: string, orderId?: string) =>
   flowState(sim).received.filter((t) => t.handle === handle && (orderId === undefined || String(t.payload.order_id) === orderId));
 const outbox = (orderId: string) => s.app.db.flowTriggerEvent.findMany({ where: { delivery: { shopifyOrderId: orderId } }, orderBy: { createdAt: 'asc' } });
 /** Every outbox row of the order settled (sent, skipped or failed). */
-const settled = (orderId: string, n: number) =>
+const settled = (orderId: string, n: number, timeoutMs?: number) =>
   waitFor(async () => {
     const rows = await outbox(orderId);
     return rows.length === n && rows.every((r) => !['pending', 'queued'].includes(r.state)) ? rows : null;
-  }, `${n} settled flow triggers of order ${orderId}`);
+  }, `${n} settled flow triggers of order ${orderId}`, timeoutMs);
 
 /** A shop whose workflows use every trigger, test deliveries included. */
 async function flowShop(domain: string, opts: { sendTestDeliveries?: boolean; triggers?: readonly string[] } = {}) {
@@ -96,6 +97,39 @@ describe('flow triggers', () => {
     expect(row).toMatchObject({ state: 'sent', attempts: 3 });
     expect(sim.log.filter((l) => l.operationName === 'FlowTriggerReceive').map((l) => l.outcome)).toEqual(['throttled', 'throttled', 'ok']);
     expect(received(sim, 'delivery-booked', orderId)).toHaveLength(1);
+  });
+
+  it("a shop whose Admin API bucket is empty: the trigger waits for the shop's budget (deferred, not failed), then is received once and paid for", async () => {
+    const shop = 'flow-empty-bucket.myshopify.com';
+    const sim = await flowShop(shop, { triggers: ['delivery-delivered'] });
+    const { orderId } = await placeOrder(s, sim);
+    const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    await waitFor(async () => (await deliveryOf(s.app, shop, orderId))?.writebackPending === false || null, 'the booking written back');
+    // A small bucket, empty, restoring 10 points a second. The app learns it from Shopify's answers to the
+    // out-for-delivery writes.
+    const drain = () => {
+      sim.bucket.setLimits({ maximumAvailable: 100, restoreRate: 10 });
+      sim.bucket.available = 0;
+    };
+    drain();
+    await s.courier.advance(booked.courierOrderId!, { to: 'out_for_delivery' });
+    await waitFor(async () => sim.order(orderId)!.fulfillments[0]?.events.some((e) => e.status === 'OUT_FOR_DELIVERY') || null, 'out for delivery in Shopify');
+    // A trigger is background work: it waits until the bucket also holds the share kept for customer-visible
+    // writes (here the whole bucket, 10 s), so its job gives back its worker and comes back later.
+    drain();
+    await s.courier.advance(booked.courierOrderId!, { to: 'delivered' });
+    await waitForStatus(s.app, shop, orderId, 'DELIVERED');
+    const [row] = await settled(orderId, 1, 30_000);
+    expect(row).toMatchObject({ trigger: 'delivery-delivered', state: 'sent' });
+    expect(received(sim, 'delivery-delivered', orderId)).toHaveLength(1);
+    const sends = sim.log.filter((l) => l.operationName === 'FlowTriggerReceive');
+    // Paced, not refused over and over: at most the one THROTTLED answer that told the app its bucket was empty.
+    expect(sends.filter((l) => l.outcome === 'ok')).toHaveLength(1);
+    expect(sends.filter((l) => l.outcome === 'throttled').length).toBeLessThanOrEqual(1);
+    expect(sends.find((l) => l.outcome === 'ok')!.cost).toBe(OPERATION_COST.FlowTriggerReceive);
+    // The job gave back its worker and came back when the budget paid: no failed attempt.
+    expect(s.app.logs.some((l) => /Shopify API budget is spent/.test(l) && /flow-trigger/.test(l))).toBe(true);
+    expect(s.app.logs.some((l) => /job failed/.test(l) && /flow-trigger/.test(l))).toBe(false);
   });
 
   it('a send job run again after its trigger went out (a crash and a retry) sends nothing more', async () => {

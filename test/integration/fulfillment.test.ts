@@ -69,8 +69,9 @@ describe('status webhooks → Shopify', () => {
     expect(sim.log.filter((l) => l.outcome === 'ok').map((l) => l.operationName)).toEqual([
       'OrderFulfillmentOrdersForDispatch', 'BookingWrite', 'FulfillmentCreate', 'FulfillmentEventCreate', 'FulfillmentEventCreate',
     ]);
-    // Points: booking 20, fulfillment 10, two events 20, the read 9 + one per line item.
-    expect(sim.bucket.spent).toBe(50 + 9 + sim.order(orderId)!.fulfillmentOrders[0]!.lineItems.length);
+    // Points: booking 20, fulfillment 10, two events 20, the read 7 (no line items, whatever their number).
+    expect(sim.order(orderId)!.fulfillmentOrders[0]!.lineItems.length).toBeGreaterThan(0);
+    expect(sim.bucket.spent).toBe(50 + 7);
     expect(d.courierStatus).toBe('delivered');
     // The whole history is kept, with event and receive times.
     const timeline = (await deliveryOf(s.app, domain, orderId))!.events.filter((e) => e.kind === 'courier_status');

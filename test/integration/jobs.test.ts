@@ -207,6 +207,47 @@ describe(`job queue on ${provider}`, () => {
     await expect(enqueueCommitted(q, 'ordered', {}, { orderingKey: 'a', singletonKey: 'a' })).rejects.toThrow(/not both/);
   });
 
+  /**
+   * Shop A's backlog of 10, held in their handlers; shop B's one job enqueued after A's, once A's first
+   * has started (or before start: `bBeforeStart`). The handlers' start order.
+   */
+  async function fairnessRun(name: string, opts: { concurrency: number; groupConcurrency?: number }, bBeforeStart = false): Promise<string[]> {
+    const q = await newQueue();
+    const started: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await q.work<{ label: string }>(name, async (job) => {
+      started.push(job.data.label);
+      expect(job.group).toBe(job.data.label[0]);
+      await Promise.race([gate, new Promise((r) => job.signal.addEventListener('abort', r))]);
+    }, opts);
+    const feeder = await inspector(); // pg-boss enqueues only once started
+    for (let n = 1; n <= 10; n++) await enqueueCommitted(feeder, name, { label: `A${n}` }, { group: 'A' });
+    if (bBeforeStart) await enqueueCommitted(feeder, name, { label: 'B1' }, { group: 'B' });
+    await q.start();
+    q.notify();
+    await waitFor(async () => started.length >= 1, "shop A's first job to start");
+    if (!bBeforeStart) await enqueueCommitted(q, name, { label: 'B1' }, { group: 'B' });
+    q.notify();
+    await waitFor(async () => started.length >= opts.concurrency, 'every worker to take a job', 15_000);
+    await sleep(pg ? 1_500 : 200); // a worker past its share would have started by now
+    release();
+    await waitFor(async () => started.length === 11, 'every job to run', 30_000);
+    return started;
+  }
+
+  it("fairness groups: a shop's backlog holds at most its share of the workers; another shop's later job is among the first 2 started", async () => {
+    const started = await fairnessRun('fair-share', { concurrency: 2, groupConcurrency: 1 });
+    expect(started.slice(0, 2)).toEqual(['A1', 'B1']);
+    expect(started.filter((l) => l.startsWith('A'))).toHaveLength(10);
+    await expect(newQueue().then((q) => q.work('bad-share', async () => {}, { concurrency: 2, groupConcurrency: 3 }))).rejects.toThrow(/groupConcurrency/);
+  });
+
+  it.skipIf(pg)("fairness groups on SQLite: with no share set, one claim takes shop B's job (enqueued after A's 10) before A's second", async () => {
+    const started = await fairnessRun('fair-turns', { concurrency: 2 }, true);
+    expect(started.slice(0, 2).sort()).toEqual(['A1', 'B1']);
+  });
+
   it('retries a failing handler with growing delays until it succeeds', async () => {
     const starts: number[] = [];
     const exhausted: unknown[] = [];

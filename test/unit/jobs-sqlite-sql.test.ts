@@ -1,7 +1,7 @@
 // The SQLite job queue's statements (web/jobs/sqlite-sql.ts): what each outcome writes and binds,
 // and one claim statement for several queues. Run against real SQLite in test/integration/jobs.test.ts.
 import { describe, expect, it } from 'vitest';
-import { claimJobs, outcomeUpdate, sqliteTime } from '../../web/jobs/sqlite-sql.ts';
+import { claimBinds, claimJobs, outcomeUpdate, sqliteTime } from '../../web/jobs/sqlite-sql.ts';
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 
@@ -28,7 +28,8 @@ describe('SQLite job statements', () => {
     for (const n of [1, 3, 7]) {
       const sql = claimJobs(n);
       expect(sql.match(/LIMIT \?/g)).toHaveLength(n);
-      expect(sql.split('?').length - 1).toBe(3 + 3 * n);
+      expect(sql.split('?').length - 1).toBe(3 + claimBinds('q', sqliteTime(NOW), null, 1).length * n);
+      expect(sql.match(/ORDER BY "rank", "runAt", "createdAt" LIMIT \?/g)).toHaveLength(n);
     }
   });
 });

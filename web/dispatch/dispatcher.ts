@@ -59,11 +59,14 @@ export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeo
   const policy = { ...DISPATCH_RETRY, ...retry };
   await ctx.queue.work<DispatchJobData>(JOBS.dispatch, paced(ctx, JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt, { ...opts, signal: job.signal })), {
     concurrency: 8,
+    // One shop's sale holds at most 6 of the 8: another shop's order is taken by the next free worker.
+    groupConcurrency: 6,
     retry: policy,
     onExhausted: (job, error) => markFailed(ctx, job.data, error),
   });
   await ctx.queue.work<DeliveryJobData>(JOBS.writeback, paced(ctx, JOBS.writeback, (job) => runWriteback(ctx, job.data)), {
     concurrency: 4,
+    groupConcurrency: 3,
     retry: policy,
     onExhausted: async (job, error) => {
       await addEvent(ctx.db, job.data.deliveryId, { kind: 'writeback_failed', message: `Could not write the delivery to the Shopify order: ${errorMessage(error)}` });
@@ -353,7 +356,7 @@ export async function recordCreated(
     const refs = ([['order', r.orderId], ['dispatch', r.dispatchId], ['delivery', r.deliveryId]] as const).filter(([, v]) => !!v);
     await tx.courierRef.createMany({ data: refs.map(([kind, value]) => ({ deliveryId, shopId: current.shopId, environment: env, generation, kind, value: value! })) });
     // With the trigger "accepted" the fulfillment is due now; otherwise the first status webhook brings it.
-    if (fulfilNow) await enqueueSync(ctx, tx, deliveryId);
+    if (fulfilNow) await enqueueSync(ctx, tx, deliveryId, current.shopId);
     // Webhooks that beat this answer can match now.
     await enqueueRematch(ctx, tx, access.environmentId);
   });

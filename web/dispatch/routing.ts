@@ -40,7 +40,7 @@ export async function runRoutingComplete(ctx: AppContext, job: RoutingJobData): 
     await addEvent(tx, d.id, { kind: 'routing_complete', source: 'shopify', message: "Shopify's order routing assigned the order to a location" });
     // Waiting for it: look now (a re-check books only while no request is stored).
     if (d.status === 'PENDING' && !d.requestBody) {
-      await enqueueDispatch(tx, ctx.queue, d.id, d.generation, { recheck: true, singletonKey: `dispatch-routed:${d.id}:${d.generation}` });
+      await enqueueDispatch(tx, ctx.queue, d.id, d.generation, { recheck: true, singletonKey: `dispatch-routed:${d.id}:${d.generation}` }, d.shopId);
     }
   });
   ctx.queue.notify();

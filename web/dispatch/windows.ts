@@ -6,6 +6,7 @@
 import type { AppContext } from '../context.ts';
 import { JOBS, type DispatchJobData } from '../jobs/names.ts';
 import type { CurrentRow } from '../lifecycle/machine.ts';
+import { shopGroup } from '../transitions/effects.ts';
 import { transition } from '../transitions/transition.ts';
 import type { Settings } from '../settings/schema.ts';
 import { decideWindow, formatLocal, REASON_WORDS } from '../windows/schedule.ts';
@@ -29,7 +30,7 @@ export async function holdOutsideWindow(ctx: AppContext, d: Row, settings: Setti
     // Its own key: the intake's dispatch job is still running (its key is busy until it ends).
     if (r.applied) {
       await ctx.queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId: d.id, generation: d.generation }, {
-        singletonKey: `dispatch-window:${d.id}:${d.generation}:${w.at}`, startAfterMs: Math.max(0, w.at - now),
+        singletonKey: `dispatch-window:${d.id}:${d.generation}:${w.at}`, startAfterMs: Math.max(0, w.at - now), ...(await shopGroup(tx, d.id, d.shopId)),
       });
     }
     return r.applied;
@@ -55,10 +56,10 @@ export async function openScheduled(ctx: AppContext, d: CurrentRow & { scheduled
 /** Queues at once the dispatch of every SCHEDULED delivery now due (after a moved clock). */
 export async function dispatchDue(ctx: AppContext): Promise<number> {
   const due = await ctx.db.delivery.findMany({
-    where: { status: 'SCHEDULED', scheduledFor: { lte: new Date(ctx.now()) } }, select: { id: true, generation: true }, take: 500,
+    where: { status: 'SCHEDULED', scheduledFor: { lte: new Date(ctx.now()) } }, select: { id: true, generation: true, shopId: true }, take: 500,
   });
   for (const d of due) {
-    await ctx.db.$transaction((tx) => ctx.queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId: d.id, generation: d.generation }, { singletonKey: `dispatch-window-due:${d.id}:${d.generation}` }));
+    await ctx.db.$transaction((tx) => ctx.queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId: d.id, generation: d.generation }, { singletonKey: `dispatch-window-due:${d.id}:${d.generation}`, group: d.shopId }));
   }
   if (due.length) ctx.queue.notify();
   return due.length;

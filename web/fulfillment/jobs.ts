@@ -31,6 +31,7 @@ export async function registerFulfillmentJobs(ctx: AppContext, opts: Fulfillment
   await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 1, retry });
   await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, paced(ctx, JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId)), {
     concurrency: 4,
+    groupConcurrency: 3,
     retry,
     onExhausted: (job, error) => shopifyAttention(ctx, job.data.deliveryId, `Could not update the Shopify order: ${errorMessage(error)}`),
   });

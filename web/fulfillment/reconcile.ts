@@ -66,7 +66,7 @@ export async function reconcileDelivery(ctx: AppContext, d: Candidate, now: numb
       await tx.delivery.update({ where: { id: d.id }, data: { reconciledAt: new Date(now), ...(!d.dispatchJobId && view.dispatchId ? { dispatchJobId: view.dispatchId } : {}) } });
       if (!view.deliveryStatus) return false;
       const ok = await applyCourierStatus(tx, d.id, { status: view.deliveryStatus, occurredAt: new Date(now), source: 'reconcile' }, new Date(now));
-      if (ok) await enqueueSync(ctx, tx, d.id);
+      if (ok) await enqueueSync(ctx, tx, d.id, d.shopId);
       return ok;
     });
     if (applied) ctx.queue.notify();

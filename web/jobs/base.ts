@@ -15,6 +15,8 @@ export interface Registration<T = unknown> {
   concurrency: number;
   retry: JobRetryPolicy;
   ordered: boolean;
+  /** Jobs of one group running at once (guarantee 9), or null: no limit. */
+  groupConcurrency: number | null;
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export interface InsertRequest {
   data: unknown;
   singletonKey: string | null;
   orderingKey: string | null;
+  group: string | null;
   startAfterMs: number;
   /** The job's own maxAttempts, or null: its worker's policy decides when it runs. */
   maxAttempts: number | null;
@@ -90,7 +93,11 @@ export abstract class BaseJobQueue implements JobQueue {
     if (this.lifecycle === 'stopping' || this.lifecycle === 'stopped') throw new Error('the job queue is stopped');
     const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 100) throw new RangeError('concurrency must be an integer from 1 to 100');
-    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry), ordered: opts.ordered === true };
+    const groupConcurrency = opts.groupConcurrency ?? null;
+    if (groupConcurrency !== null && (!Number.isInteger(groupConcurrency) || groupConcurrency < 1 || groupConcurrency > concurrency)) {
+      throw new RangeError('groupConcurrency must be an integer from 1 to concurrency');
+    }
+    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry), ordered: opts.ordered === true, groupConcurrency };
     if (opts.onExhausted) reg.onExhausted = opts.onExhausted;
     this.registrations.set(name, reg as Registration);
     if (this.lifecycle === 'started') await this.startWorker(reg as Registration);
@@ -133,12 +140,15 @@ export abstract class BaseJobQueue implements JobQueue {
       throw new TypeError('orderingKey must be a string of 1-200 characters');
     }
     if (orderingKey !== null && key !== null) throw new TypeError('a job has a singletonKey or an orderingKey, not both');
+    const group = opts.group ?? null;
+    if (group !== null && (typeof group !== 'string' || group.length === 0 || group.length > 200)) throw new TypeError('group must be a string of 1-200 characters');
     const req: InsertRequest = {
       id: opts.id ?? randomUUID(),
       name,
       data: data === undefined ? null : data,
       singletonKey: key,
       orderingKey,
+      group,
       startAfterMs,
       maxAttempts,
     };

@@ -175,6 +175,9 @@ export class PgBossJobQueue extends BaseJobQueue {
       reg.name,
       {
         localConcurrency: reg.concurrency,
+        // Per instance, held strictly: a job fetched past it is given back before its handler runs, and
+        // the next fetch skips the group. Each instance keeps workers free for other groups.
+        ...(reg.groupConcurrency !== null ? { localGroupConcurrency: reg.groupConcurrency } : {}),
         batchSize: 1,
         includeMetadata: true,
         perJobResults: true,
@@ -189,6 +192,7 @@ export class PgBossJobQueue extends BaseJobQueue {
       id: j.id,
       name: j.name,
       data: j.data,
+      group: j.groupId ?? null,
       attempt: j.retryCount + 1,
       maxAttempts: resolveMaxAttempts(j.retryLimit, reg.retry.maxAttempts),
       signal: j.signal,
@@ -233,6 +237,7 @@ export class PgBossJobQueue extends BaseJobQueue {
     return this.boss.send(req.name, req.data as object, {
       db: fromPrisma(tx),
       id: req.id,
+      ...(req.group !== null ? { group: { id: req.group } } : {}),
       // key_strict_fifo: the ordering key is pg-boss's singleton key (one running per key, FIFO).
       singletonKey: req.orderingKey !== null ? `key:${req.orderingKey}` : req.singletonKey !== null ? `key:${req.singletonKey}` : `id:${req.id}`,
       ...(req.startAfterMs > 0 ? { startAfter: req.startAfterMs / 1000 } : {}),

@@ -68,6 +68,15 @@
 //    each key, and none while one is running). pg-boss also holds the key after
 //    a job of it fails for good; SQLite lets the next one run.
 //
+// 9. Fairness groups. A job enqueued with `group` (the app uses the shop's id) belongs to
+//    that group. A queue registered with work(…, { groupConcurrency: g }) runs at most g jobs
+//    of one group at once in each instance (pg-boss's localGroupConcurrency; SQLite has one
+//    process), so one group's backlog never holds every worker: another group's job is taken
+//    by the next free worker. On SQLite the claim also takes groups in turn: each due job is ranked by its
+//    group's running jobs plus its place in the group's queue, and the lowest rank goes first
+//    (oldest first among equals), so a group with nothing running is served before the second
+//    job of a busy one. Jobs without a group are each a group of their own.
+//
 // NOT GUARANTEED: ordering between jobs without a shared ordering key; exactly-once execution (see 2); that
 // a handler which ignores `job.signal` stops when its job is given back.
 //
@@ -86,6 +95,8 @@ export interface Job<T = unknown> {
   id: string;
   name: string;
   data: T;
+  /** The fairness group it was enqueued with (guarantee 9), or null. */
+  group: string | null;
   /** 1-based number of this attempt. */
   attempt: number;
   maxAttempts: number;
@@ -98,6 +109,8 @@ export interface EnqueueOptions {
   singletonKey?: string;
   /** Jobs of this queue with the same key run one at a time, in insert order (guarantee 8). Not with singletonKey. */
   orderingKey?: string;
+  /** Fairness group, e.g. the shop's id (guarantee 9). */
+  group?: string;
   /** Run no sooner than this many milliseconds after the enqueue. */
   startAfterMs?: number;
   /** This job's own attempt limit (default: its worker's policy, read when it runs). */
@@ -115,6 +128,8 @@ export interface WorkOptions<T> {
   concurrency?: number;
   /** This queue's retry policy, over the queue-wide defaults. */
   retry?: Partial<JobRetryPolicy>;
+  /** At most this many jobs of one group run at once (guarantee 9; default: no limit). */
+  groupConcurrency?: number;
   /** The queue's jobs carry ordering keys (guarantee 8). */
   ordered?: boolean;
   /** Called when the job will not run again (guarantee 4). */

@@ -9,30 +9,58 @@ export function sqliteTime(ms: number): string {
 }
 
 const LIVE_STATES = `('created', 'retry', 'active')`;
+/** The oldest due jobs a claim ranks besides each group's oldest: at least a queue's largest concurrency (100). */
+const CANDIDATES = 100;
 
 /**
  * One statement: SQLite runs it under its write lock, so the singleton check and the insert
  * cannot interleave with another writer. A duplicate id (every() buckets) is ignored rather
  * than raised, so the caller's transaction is not aborted. Binds: id, queue, payload,
- * singletonKey, orderingKey, runAt, maxAttempts, createdAt, updatedAt, queue, singletonKey.
+ * singletonKey, orderingKey, groupKey, runAt, maxAttempts, createdAt, updatedAt, queue, singletonKey.
  */
-export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "orderingKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt")
-       SELECT ?, ?, ?, 'created', ?, ?, ?, 0, ?, ?, ?
+export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "orderingKey", "groupKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt")
+       SELECT ?, ?, ?, 'created', ?, ?, ?, ?, 0, ?, ?, ?
        WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "queue" = ? AND "singletonKey" = ? AND "state" IN ${LIVE_STATES})
        ON CONFLICT ("id") DO NOTHING`;
 
 /**
- * Claims due jobs of `queues` queues at once, oldest first within each, up to each queue's
- * free slots. Binds: lockedBy, lockedUntil, updatedAt, then per queue: name, now, limit.
+ * Claims due jobs of `queues` queues at once, up to each queue's free slots, taking fairness
+ * groups in turn (queue.ts guarantee 9): a job's rank is its group's running jobs plus its place
+ * in the group's due jobs (oldest first), lowest rank first, oldest first among equals, and
+ * none over the queue's groupConcurrency (null: no limit). A job without a group is a group of
+ * its own. Binds: lockedBy, lockedUntil, updatedAt, then per queue: claimBinds(name, now,
+ * groupConcurrency, limit).
  */
 export function claimJobs(queues: number): string {
   // An ordered job (orderingKey) is due only as the oldest live job of its key (rowid: insert order).
   const head = `("orderingKey" IS NULL OR NOT EXISTS (SELECT 1 FROM "Job" AS "k" WHERE "k"."queue" = "Job"."queue" AND "k"."orderingKey" = "Job"."orderingKey"
       AND "k"."state" IN ('created', 'retry', 'active') AND ("k"."state" = 'active' OR "k"."rowid" < "Job"."rowid")))`;
-  const due = `SELECT "id" FROM (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" IN ('created', 'retry') AND "runAt" <= ? AND ${head} ORDER BY "runAt", "createdAt" LIMIT ?)`;
+  // Ranked among few, each found through an index (no sort of the whole backlog): per state, the
+  // oldest due jobs (as many as a queue can take), and each group's oldest due job. The groups are
+  // walked one index seek each (a skip scan over Job(queue, state, groupKey, runAt)).
+  const oldest = (state: string) =>
+    `SELECT "id" FROM (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "runAt" <= ? AND ${head} ORDER BY "runAt" LIMIT ${CANDIDATES})`;
+  const groupHeads = (state: string) => `SELECT "id" FROM (WITH RECURSIVE "g"("k") AS (
+        SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" IS NOT NULL)
+        UNION ALL SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" > "g"."k") FROM "g" WHERE "g"."k" IS NOT NULL)
+      SELECT (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" = "g"."k" AND "runAt" <= ? AND ${head} ORDER BY "runAt" LIMIT 1) AS "id"
+      FROM "g" WHERE "g"."k" IS NOT NULL)`;
+  const candidates = [oldest('created'), oldest('retry'), groupHeads('created'), groupHeads('retry')].join(' UNION ALL ');
+  const running = `(SELECT "groupKey", COUNT(*) AS "n" FROM "Job" WHERE "queue" = ? AND "state" = 'active' AND "groupKey" IS NOT NULL GROUP BY "groupKey") AS "running"`;
+  const ranked = `SELECT "Job"."id", "Job"."runAt", "Job"."createdAt", COALESCE("running"."n", 0)
+        + ROW_NUMBER() OVER (PARTITION BY COALESCE("Job"."groupKey", "Job"."id") ORDER BY "Job"."runAt", "Job"."createdAt") AS "rank"
+      FROM "Job" LEFT JOIN ${running} ON "running"."groupKey" = "Job"."groupKey"
+      WHERE "Job"."id" IN (${candidates})`;
+  const due = `SELECT "id" FROM (SELECT "id" FROM (${ranked}) WHERE "rank" <= COALESCE(?, "rank") ORDER BY "rank", "runAt", "createdAt" LIMIT ?)`;
   return `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
          WHERE "id" IN (${Array.from({ length: queues }, () => due).join(' UNION ALL ')})
-         RETURNING "id", "queue", "payload", "attempts", "maxAttempts", "lastError"`;
+         RETURNING "id", "queue", "payload", "groupKey", "attempts", "maxAttempts", "lastError"`;
+}
+
+/** One queue's binds in claimJobs, in the order its placeholders appear. */
+export function claimBinds(name: string, now: string, groupConcurrency: number | null, limit: number): unknown[] {
+  const heads = [name, name, name, now];
+  return [name, name, now, name, now, ...heads, ...heads, groupConcurrency, limit];
 }
 
 /**

@@ -33,7 +33,7 @@ import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type 
 import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
-import { claimJobs, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
+import { claimBinds, claimJobs, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -50,6 +50,7 @@ interface ClaimedRow {
   id: string;
   queue: string;
   payload: string;
+  groupKey: string | null;
   attempts: number | bigint;
   maxAttempts: number | bigint;
   lastError: string | null;
@@ -117,6 +118,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       JSON.stringify(req.data),
       req.singletonKey,
       req.orderingKey,
+      req.group,
       sqliteTime(now + req.startAfterMs),
       req.maxAttempts ?? MAX_ATTEMPTS_BY_WORKER.sqlite,
       sqliteTime(now),
@@ -273,7 +275,7 @@ export class SqliteJobQueue extends BaseJobQueue {
         this.owner,
         sqliteTime(at + this.leaseMs),
         sqliteTime(at),
-        ...wanted.flatMap((w) => [w.reg.name, sqliteTime(at), w.free]),
+        ...wanted.flatMap((w) => claimBinds(w.reg.name, sqliteTime(at), w.reg.groupConcurrency, w.free)),
       ),
     );
     const got = new Map<string, number>();
@@ -289,6 +291,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       id: row.id,
       name: row.queue,
       data: null,
+      group: row.groupKey,
       attempt: Number(row.attempts),
       maxAttempts: resolveMaxAttempts(Number(row.maxAttempts), reg.retry.maxAttempts),
       signal: abort.signal,

@@ -85,6 +85,8 @@ export interface CurrentRow {
   reasonCode: string | null;
   courierOrderId: string | null;
   tries: number;
+  /** The shop, when the caller read it: its jobs' fairness group (effects.ts shopGroup). */
+  shopId?: string;
 }
 
 export function factsOf(d: CurrentRow, extra: Partial<Facts> = {}): Facts {

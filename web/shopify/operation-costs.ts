@@ -16,7 +16,7 @@ export const OPERATION_COST: Record<string, number> = {
   MetafieldsSet: 10,
   OrderForDispatch: 113,
   OrderFulfillmentOrders: 553,
-  OrderFulfillmentOrdersForDispatch: 538,
+  OrderFulfillmentOrdersForDispatch: 28,
   RatesSetup: 56,
   ShopLocations: 102,
   ShopProfile: 4,

@@ -226,12 +226,18 @@ export interface FulfillmentOrderForDispatch {
   /** DeliveryMethodType: SHIPPING, LOCAL, PICK_UP, PICKUP_POINT, RETAIL, NONE. */
   deliveryMethod?: { methodType?: string | null } | null;
   assignedLocation?: { name?: string | null; location?: { id: string } | null } | null;
+  /** Not read at dispatch (each costs a point, ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH): then the status says whether work is left. */
   lineItems?: { nodes: Array<{ remainingQuantity: number; requiresShipping?: boolean | null }> } | null;
 }
 
 /**
  * What dispatch decides the pickup location and delivery kind from (web/dispatch/fulfillment-orders.ts):
  * the fulfillment orders' assigned location, delivery method, holds and schedule.
+ *
+ * No line items: they cost a point each (9 + lines per order). An OPEN or IN_PROGRESS
+ * fulfillment order has items left to fulfil (Shopify closes it when none are), and items
+ * that need no shipping get no shipping fulfillment order, so the status and the delivery
+ * method already say whether there is work.
  */
 export const ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH = /* GraphQL */ `
   query OrderFulfillmentOrdersForDispatch($id: ID!) {
@@ -247,7 +253,6 @@ export const ORDER_FULFILLMENT_ORDERS_FOR_DISPATCH = /* GraphQL */ `
           fulfillmentHolds { reason displayReason reasonNotes }
           deliveryMethod { methodType }
           assignedLocation { name location { id } }
-          lineItems(first: 100) { nodes { id remainingQuantity requiresShipping } }
         }
       }
     }

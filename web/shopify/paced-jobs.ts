@@ -18,7 +18,7 @@ export function paced<T>(ctx: { db: Db; queue: JobQueue; log: Logger }, name: st
     } catch (e) {
       if (!(e instanceof ShopifyBudgetWait)) throw e;
       // Capped: the budget is known only as of its last answer; a minute later the job looks again.
-      await ctx.db.$transaction((tx) => ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: Math.min(e.retryAfterMs, MAX_DEFER_MS) }));
+      await ctx.db.$transaction((tx) => ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: Math.min(e.retryAfterMs, MAX_DEFER_MS), ...(job.group ? { group: job.group } : {}) }));
       ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs }, "the shop's Shopify API budget is spent; the job runs again when it pays");
     }
   };

@@ -6,17 +6,28 @@ import type { JobQueue } from '../jobs/queue.ts';
 import type { Effect } from '../lifecycle/machine.ts';
 
 /**
+ * A delivery's jobs belong to its shop's fairness group, so the dispatch and write-back queues
+ * serve shops in turn and one shop's sale does not hold another's orders (web/jobs/queue.ts
+ * guarantee 9). The shop is read only when the caller does not have it.
+ */
+export async function shopGroup(tx: Tx, deliveryId: string, shopId?: string | null): Promise<{ group?: string }> {
+  const group = shopId ?? (await tx.delivery.findUnique({ where: { id: deliveryId }, select: { shopId: true } }))?.shopId;
+  return group ? { group } : {};
+}
+
+/**
  * One dispatch job per (delivery, generation): a retried transaction cannot queue a second booking.
  * A routing re-check (web/dispatch/dispatcher.ts) has its own key and only books when no request is stored yet.
  */
 export async function enqueueDispatch(
-  tx: Tx, queue: JobQueue, deliveryId: string, generation: number, recheck?: { recheck: true; singletonKey: string; startAfterMs?: number },
+  tx: Tx, queue: JobQueue, deliveryId: string, generation: number, recheck?: { recheck: true; singletonKey: string; startAfterMs?: number }, shopId?: string,
 ): Promise<void> {
+  const group = await shopGroup(tx, deliveryId, shopId);
   if (recheck) {
-    await queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId, generation, recheck: true }, { singletonKey: recheck.singletonKey, startAfterMs: recheck.startAfterMs });
+    await queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId, generation, recheck: true }, { singletonKey: recheck.singletonKey, startAfterMs: recheck.startAfterMs, ...group });
     return;
   }
-  await queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId, generation }, { singletonKey: `dispatch:${deliveryId}:${generation}` });
+  await queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId, generation }, { singletonKey: `dispatch:${deliveryId}:${generation}`, ...group });
 }
 
 /**
@@ -27,20 +38,22 @@ export async function enqueueDispatch(
  */
 export const SYNC_DELAY_MS = 750;
 
-export async function enqueueSync(ctx: { queue: JobQueue }, tx: Tx, deliveryId: string): Promise<void> {
+export async function enqueueSync(ctx: { queue: JobQueue }, tx: Tx, deliveryId: string, shopId?: string): Promise<void> {
   // No singleton key: a sync queued while another runs must not be dropped; the lease in sync.ts serialises them.
-  await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId }, { startAfterMs: SYNC_DELAY_MS });
+  await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId }, { startAfterMs: SYNC_DELAY_MS, ...(await shopGroup(tx, deliveryId, shopId)) });
 }
 
-export async function enqueueWriteback(tx: Tx, queue: JobQueue, deliveryId: string, generation: number): Promise<void> {
-  await queue.enqueue<DeliveryJobData>(tx, JOBS.writeback, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}` });
+export async function enqueueWriteback(tx: Tx, queue: JobQueue, deliveryId: string, generation: number, shopId?: string): Promise<void> {
+  await queue.enqueue<DeliveryJobData>(tx, JOBS.writeback, { deliveryId }, { singletonKey: `writeback:${deliveryId}:${generation}`, ...(await shopGroup(tx, deliveryId, shopId)) });
 }
 
-export async function runEffects(tx: Tx, queue: JobQueue | null, effects: readonly Effect[], deliveryId: string, generation: number): Promise<void> {
+export async function runEffects(tx: Tx, queue: JobQueue | null, effects: readonly Effect[], deliveryId: string, generation: number, shopId?: string): Promise<void> {
   if (effects.length && !queue) throw new Error(`a transition with effects (${effects.join(', ')}) needs the job queue`);
+  // Read once for all of this transition's jobs.
+  const shop = effects.length ? (await shopGroup(tx, deliveryId, shopId)).group : undefined;
   for (const e of effects) {
-    if (e === 'dispatch') await enqueueDispatch(tx, queue!, deliveryId, generation);
-    else if (e === 'writeback') await enqueueWriteback(tx, queue!, deliveryId, generation);
-    else await queue!.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId });
+    if (e === 'dispatch') await enqueueDispatch(tx, queue!, deliveryId, generation, undefined, shop);
+    else if (e === 'writeback') await enqueueWriteback(tx, queue!, deliveryId, generation, shop);
+    else await queue!.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId }, shop ? { group: shop } : {});
   }
 }

@@ -58,7 +58,7 @@ export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, 
     if (n.count !== 1) return { applied: false, conflict: true, decision };
   }
   if (plan.timeline) await addEvent(tx, d.id, plan.timeline);
-  await runEffects(tx, queue, decision.row.effects, d.id, plan.generation ?? d.generation);
+  await runEffects(tx, queue, decision.row.effects, d.id, plan.generation ?? d.generation, d.shopId);
   // Shopify Flow triggers: an outbox row per trigger, in this transaction (flow-outbox.ts).
   const triggers = flowTriggersOf(facts, plan.event, decision.to);
   if (triggers.length) await recordFlowTriggers(tx, d.id, triggers);
@@ -105,13 +105,13 @@ export async function merchantTransition(tx: Tx, queue: JobQueue, d: CurrentRow,
 }
 
 /** A new delivery: its first status comes from the table like every other. */
-export async function createDelivery<T extends { id: string }>(
+export async function createDelivery<T extends { id: string; shopId?: string }>(
   tx: Tx, queue: JobQueue | null, event: 'received' | 'received_skipped' | 'recorded_by_merchant',
   create: (status: DeliveryStatus) => Promise<T>,
 ): Promise<T> {
   const decision = decide({ status: 'NEW' }, event);
   if (!decision.ok) throw new Error(decision.message);
   const row = await create(decision.to);
-  await runEffects(tx, queue, decision.row.effects, row.id, 1);
+  await runEffects(tx, queue, decision.row.effects, row.id, 1, row.shopId);
   return row;
 }
