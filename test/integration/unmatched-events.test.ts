@@ -104,6 +104,21 @@ describe('unmatched courier events', () => {
   });
 });
 
+describe('an event that arrives while its booking is being stored', () => {
+  it('is matched by a pass shortly after, without reconciliation (reconcile is off here)', async () => {
+    const shop = 'late-booking.myshopify.com';
+    const { account, orderId, delivery: d } = await bookedWithAccount(s, shop);
+    // The courier names an id of a booking whose transaction has not committed yet: kept UNMATCHED.
+    const id = await postEvent(account.endpointUrl, 'ord_late_1', 'driver_assigned');
+    expect((await unmatchedState(id)).state).toBe('UNMATCHED');
+    // Now the booking commits. Its own check for waiting events ran before the event was kept,
+    // so it queued no pass: only its ref appears.
+    await s.app.db.courierRef.create({ data: { deliveryId: d.id, shopId: d.shopId, environment: d.environment!, generation: d.generation, kind: 'delivery', value: 'ord_late_1' } });
+    await waitFor(async () => (await s.app.db.courierEvent.findFirst({ where: { eventId: id } }))?.state === 'PROCESSED' || null, 'the late event matched', 15_000);
+    expect((await deliveryOf(s.app, shop, orderId))!.events.some((e) => e.courierEventId === id)).toBe(true);
+  });
+});
+
 describe('check status now and duplicate bookings', () => {
   it('the API reads the courier at once; the CLI reconcile <shop> <order> too', async () => {
     const shop = 'checknow.myshopify.com';

@@ -169,7 +169,8 @@ function isMarkedTest(payload: string): boolean {
   }
 }
 
-export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number } = {}): Promise<void> {
+/** `rematching`: called by a rematch pass, which must not queue another pass for what it leaves unmatched. */
+export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number; rematching?: boolean } = {}): Promise<void> {
   const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, include: { environment: true } });
   // MATCHING: handed over by the batch worker (event-worker.ts) to be matched here, in its delivery's order.
   if (!ev || !['RECEIVED', 'UNMATCHED', 'MATCHING'].includes(ev.state)) return;
@@ -205,6 +206,9 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
     const late = await lookupRef(ctx, ev.environment, ids);
     if (!late) {
       log.warn({ deliveryRef: ev.deliveryRef }, 'courier event matches no delivery yet; kept UNMATCHED');
+      // A booking storing this id right now checked for waiting events before this write was
+      // visible: a pass shortly after it commits matches the event by the booking's fresh refs.
+      if (!opts.rematching) await enqueueRematch(ctx, ctx.db, ev.environmentId, { startAfterMs: REMATCH_AFTER_UNMATCHED_MS, known: true });
       return;
     }
     deliveryId = late;
@@ -256,7 +260,7 @@ export async function rematchEvents(ctx: AppContext, job: RematchJobData, opts: 
       const events = await ctx.db.courierEvent.findMany({ where: { environmentId: env.id, state: 'UNMATCHED', deliveryRef: { in: values.slice(i, i + 500) } }, select: { id: true } });
       for (const e of events) {
         report.tried++;
-        await processCourierEvent(ctx, { eventId: e.id }, { readBudget: 0 });
+        await processCourierEvent(ctx, { eventId: e.id }, { readBudget: 0, rematching: true });
         if ((await ctx.db.courierEvent.count({ where: { id: e.id, state: 'PROCESSED' } })) > 0) report.matched++;
       }
     }
@@ -283,14 +287,27 @@ export async function rematchEvents(ctx: AppContext, job: RematchJobData, opts: 
   });
   for (const e of due) {
     report.tried++;
-    await processCourierEvent(ctx, { eventId: e.id }, { readBudget: 0 });
+    await processCourierEvent(ctx, { eventId: e.id }, { readBudget: 0, rematching: true });
     if ((await ctx.db.courierEvent.count({ where: { id: e.id, state: 'PROCESSED' } })) > 0) report.matched++;
   }
   return report;
 }
 
-export async function enqueueRematch(ctx: AppContext, tx: Tx, environmentId: string): Promise<void> {
-  // Runs after every booking: one raw EXISTS, not a compiled COUNT (issue 18).
-  const pending = await tx.$queryRaw<unknown[]>`SELECT 1 AS "one" FROM "CourierEvent" WHERE "environmentId" = ${environmentId} AND "state" = 'UNMATCHED' LIMIT 1`;
-  if (pending.length) await ctx.queue.enqueue<RematchJobData>(tx, JOBS.rematch, { environmentId }, { singletonKey: `rematch:${environmentId}` });
+/** How long after an event is kept UNMATCHED a rematch pass looks again (a booking in flight has committed by then). */
+export const REMATCH_AFTER_UNMATCHED_MS = 2_000;
+
+/**
+ * Queues a rematch pass for the environment if events wait (`known`: the caller just kept one).
+ * A singleton key alone loses a wake-up: a pass already running may have read the events
+ * before this one was kept. So a second key lets one more pass wait behind the running one.
+ */
+export async function enqueueRematch(ctx: AppContext, tx: Tx, environmentId: string, opts: { startAfterMs?: number; known?: boolean } = {}): Promise<void> {
+  if (!opts.known) {
+    // Runs after every booking: one raw EXISTS, not a compiled COUNT (issue 18).
+    const pending = await tx.$queryRaw<unknown[]>`SELECT 1 AS "one" FROM "CourierEvent" WHERE "environmentId" = ${environmentId} AND "state" = 'UNMATCHED' LIMIT 1`;
+    if (!pending.length) return;
+  }
+  for (const key of [`rematch:${environmentId}`, `rematch-next:${environmentId}`]) {
+    if (await ctx.queue.enqueue<RematchJobData>(tx, JOBS.rematch, { environmentId }, { singletonKey: key, startAfterMs: opts.startAfterMs })) return;
+  }
 }
