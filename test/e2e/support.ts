@@ -47,12 +47,11 @@ export async function describeOrder(stack: Stack, shop: string, orderId: string)
   return `order ${orderId}: ${shopify}; courier ${JSON.stringify(c.map((x) => x.deliveryStatus))}; logs in ${stack.dir}`;
 }
 
+// The status metafield is the booking's: no metafield write per courier status (docs/shopify-rate-limits.md).
 const isDelivered = (o: SimOrderView) =>
-  o.fulfillmentStatus === 'FULFILLED' &&
-  o.fulfillments.some((f) => f.events.some((e) => e.status === 'DELIVERED')) &&
-  Object.entries(o.metafields).some(([k, m]) => k.endsWith('.status') && m.value === 'delivered');
+  o.fulfillmentStatus === 'FULFILLED' && o.fulfillments.some((f) => f.events.some((e) => e.status === 'DELIVERED'));
 
-/** Until Shopify shows the order delivered: FULFILLED, a DELIVERED fulfillment event, status metafield "delivered". */
+/** Until Shopify shows the order delivered: FULFILLED, with a DELIVERED fulfillment event. */
 export async function waitDeliveredInShopify(stack: Stack, shop: string, orderId: string, timeoutMs = 60_000): Promise<SimOrderView> {
   return waitUntil(
     async () => {
