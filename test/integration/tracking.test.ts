@@ -30,6 +30,8 @@ async function deliveredOrder(domain: string, settings: Record<string, unknown> 
   const booked = await waitForStatus(s.app, domain, orderId, 'CREATED');
   await s.courier.advance(booked.courierOrderId!, { to: 'delivered' });
   await waitForStatus(s.app, domain, orderId, 'DELIVERED');
+  // The courier's earlier statuses may still wait in their jobs when DELIVERED lands: wait for all of them.
+  await waitFor(async () => (await s.app.db.courierEvent.count({ where: { environment: { shop: { domain } }, state: 'RECEIVED' } })) === 0 || null, 'every courier event applied');
   const fulfillment = await waitFor(async () => sim.order(orderId)!.fulfillments[0], 'the Shopify fulfillment');
   return { sim, orderId, fulfillment, delivery: (await deliveryOf(s.app, domain, orderId))! };
 }

@@ -21,6 +21,7 @@ import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { sendFlowTrigger } from '../shopify/operations.ts';
 import { paced } from '../shopify/paced-jobs.ts';
+import { ShopifyBudgetWait } from '../shopify/pacer.ts';
 import { buildTriggerPayload, skipReason } from './payloads.ts';
 
 export const FLOW_TRIGGER_RETRY = { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 };
@@ -103,7 +104,13 @@ export async function sendQueuedTrigger(ctx: AppContext, eventId: string): Promi
     return;
   }
   await ctx.db.flowTriggerEvent.update({ where: { id: e.id }, data: { attempts: { increment: 1 } }, select: { id: true } });
-  await sendFlowTrigger(ctx.admin, shop.domain, e.trigger, payload);
+  try {
+    await sendFlowTrigger(ctx.admin, shop.domain, e.trigger, payload);
+  } catch (err) {
+    // Deferred before sending, for the shop's API budget: not an attempt.
+    if (err instanceof ShopifyBudgetWait) await ctx.db.flowTriggerEvent.update({ where: { id: e.id }, data: { attempts: { decrement: 1 } }, select: { id: true } });
+    throw err;
+  }
   await finish(ctx, e.id, 'sent', null);
   log.info('flow trigger sent');
 }
