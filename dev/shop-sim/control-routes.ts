@@ -159,7 +159,7 @@ export function controlRoutes(state: SimState, deliver: Deliver, o: { selfUrl: (
       log?.info({ shop: s.domain }, 'app uninstalled: tokens revoked');
       return created(await deliver(s.domain, 'app/uninstalled', state.shopPayload(s), { wait: optionalBool(c.body.wait, 'wait') }));
     }, 'uninstall: revoke tokens, send app/uninstalled'],
-    ['POST', /^\/shops\/([^/]+)\/throttle$/, (c) => ({ throttleNext: state.throttle(shopParam(c), c.body.count) }), 'answer the next {count} GraphQL calls with THROTTLED'],
+    ['POST', /^\/shops\/([^/]+)\/throttle$/, (c) => ({ throttleNext: state.throttle(shopParam(c), c.body.count, c.body.operations) }), 'answer the next {count} GraphQL calls (of {operations}, if given) with THROTTLED'],
     ['POST', /^\/shops\/([^/]+)\/api-limits$/, (c) => state.setApiLimits(shopParam(c), c.body), "the app's Admin API bucket on the shop {plan: standard|advanced|plus|enterprise} or {maximumAvailable, restoreRate}; → its state"],
     ['GET', /^\/shops\/([^/]+)\/api-limits$/, (c) => state.apiLimitsView(shopParam(c)), "the app's Admin API bucket: limits, available now, points spent, THROTTLED answers, deepest overdraw asked for"],
     ['POST', /^\/shops\/([^/]+)\/user-errors$/, (c) => {
@@ -211,7 +211,7 @@ export const CONTROL_API_SUMMARY = [
   'POST /_sim/shops/:shop/install {scope?}       Shopify-managed install (shopify.app.toml scopes), no token yet',
   'POST /_sim/shops/:shop/open {path?}           embedded URL with id_token, as the admin opens the app; /session-token: a fresh one',
   'POST /_sim/shops/:shop/uninstall              revoke tokens, send app/uninstalled',
-  'POST /_sim/shops/:shop/throttle {count}       POST /_sim/shops/:shop/user-errors {operation, message}',
+  'POST /_sim/shops/:shop/throttle {count, operations?}     POST /_sim/shops/:shop/user-errors {operation, message}',
   'POST|GET /_sim/shops/:shop/api-limits {plan} | {maximumAvailable, restoreRate}   the cost bucket (calculated query cost)',
   'POST /_sim/shops/:shop/token/expire           GET /_sim/shops/:shop/operations?name=',
   'GET  /_sim/webhooks?shop=&topic=&orderId=     GET /_sim/webhooks/:seq    POST /_sim/webhooks/:seq/redeliver',

@@ -156,9 +156,9 @@ export class ShopSimControl {
     return this.#call<{ status: number; body: any }>('POST', `/shops/${enc(shop)}/flow/lifecycle`, { trigger, enabled });
   }
 
-  /** The next `count` GraphQL calls to the shop answer THROTTLED. */
-  throttle(shop: string, count: number) {
-    return this.#call<{ throttleNext: number }>('POST', `/shops/${enc(shop)}/throttle`, { count });
+  /** The next `count` GraphQL calls to the shop (only those named in `operations`, if given) answer THROTTLED. */
+  throttle(shop: string, count: number, operations?: string[]) {
+    return this.#call<{ throttleNext: number }>('POST', `/shops/${enc(shop)}/throttle`, { count, ...(operations ? { operations } : {}) });
   }
   /** The next call of a mutation answers with this userError. */
   injectUserError(shop: string, operation: string, message?: string) {

@@ -313,10 +313,14 @@ export class SimState {
   }
 
   // ---- fault switches
-  throttle(s: SimShop, count: unknown): number {
+  throttle(s: SimShop, count: unknown, operations?: unknown): number {
     const n = count ?? 1;
     if (!Number.isInteger(n) || (n as number) < 0) throw new HttpError(400, 'count must be a non-negative integer');
+    if (operations !== undefined && operations !== null && (!Array.isArray(operations) || !operations.every((o) => typeof o === 'string' && o))) {
+      throw new HttpError(400, 'operations must be a list of GraphQL operation names');
+    }
     s.throttleNext = n as number;
+    s.throttleOnly = (operations as string[] | null | undefined) ?? null;
     return s.throttleNext;
   }
 

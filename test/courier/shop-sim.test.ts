@@ -246,6 +246,17 @@ describe('Admin GraphQL over HTTP', () => {
     expect((await ctl.operations(SHOP, 'OrderForDispatch')).map((e) => e.outcome)).toEqual(['throttled', 'throttled', 'ok']);
   });
 
+  it('throttles only the operations named, and says which field is wrong', async () => {
+    const { order } = await installedShopWithOrder();
+    await ctl.throttle(SHOP, 5, ['FlowTriggerReceive']);
+    const read = await gql(ORDER_FOR_DISPATCH, { id: order.gid });
+    expect(read.body.errors).toBeUndefined();
+    expect((await ctl.operations(SHOP, 'OrderForDispatch')).map((e) => e.outcome)).toEqual(['ok']);
+    const bad = await request(`${sim.url}/_sim/shops/${SHOP}/throttle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 1, operations: 'FlowTriggerReceive' }) });
+    expect(bad.statusCode).toBe(400);
+    expect(((await bad.body.json()) as any).error ?? '').toMatch(/operations/);
+  });
+
   it('answers the next call of a mutation with an injected userError, then behaves again', async () => {
     const { order } = await installedShopWithOrder();
     const fo = order.fulfillmentOrders[0]!;

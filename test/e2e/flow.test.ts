@@ -32,8 +32,9 @@ describe('Shopify Flow', () => {
     const co = await courierOrderOf(s, order.id);
     await waitUntil(async () => (await triggersOf(s, shop, order.id)).includes('delivery-booked') || null, 'the booked trigger', { timeoutMs: 60_000 });
 
-    // Shopify stops answering (throttled); the delivery is delivered; its trigger cannot go out.
-    await s.sim.throttle(shop, 10_000);
+    // Shopify answers the trigger THROTTLED (only it: write-back goes first when a shop is behind, so a
+    // throttle on every call would keep the trigger deferred, never attempted); the delivery is delivered.
+    await s.sim.throttle(shop, 10_000, ['FlowTriggerReceive']);
     await s.courier.advance(co.id, { to: 'delivered' });
     await waitAppStatus(s, shop, order.id, 'DELIVERED');
     await waitUntil(async () => (await s.sim.operations(shop, 'FlowTriggerReceive')).some((op) => op.outcome === 'throttled') || null, 'a throttled attempt at the delivered trigger', { timeoutMs: 60_000 });
