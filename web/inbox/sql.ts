@@ -37,12 +37,16 @@ export function insertSql(provider: Provider): string {
   );
 }
 
-/** Due rows, oldest first. On PostgreSQL locked for the caller's transaction, skipping rows another instance holds. */
+/**
+ * Due rows, oldest first: by nextAttemptAt (a new row's is its arrival), so the (state, nextAttemptAt)
+ * index gives them in order; ORDER BY "id" sorted the whole due backlog on every pass. A retried row
+ * is due later anyway. On PostgreSQL locked for the caller's transaction, skipping rows another instance holds.
+ */
 export function claimSql(provider: Provider): string {
   return sql(
     provider,
     `SELECT "id", "source", "key", "topic", "shop", "body", "attempts" FROM "WebhookInbox"
-     WHERE "state" = 'pending' AND "nextAttemptAt" <= $1${TS} ORDER BY "id" LIMIT $2${provider === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+     WHERE "state" = 'pending' AND "nextAttemptAt" <= $1${TS} ORDER BY "nextAttemptAt", "id" LIMIT $2${provider === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
   );
 }
 

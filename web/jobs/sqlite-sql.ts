@@ -57,6 +57,16 @@ export function claimJobs(queues: number): string {
          RETURNING "id", "queue", "payload", "groupKey", "attempts", "maxAttempts", "lastError"`;
 }
 
+/**
+ * Which of `queues` queues have a due waiting job: one index seek each. The claim ranks through
+ * materialized subqueries and a window, about 1 ms per queue even when the queue is empty, so a
+ * pass claims only from these (7 ms a pass before, with most queues idle). Binds per queue: name, name, now.
+ */
+export function dueQueues(queues: number): string {
+  const one = `SELECT ? AS "queue" WHERE EXISTS (SELECT 1 FROM "Job" WHERE "state" IN ('created', 'retry') AND "queue" = ? AND "runAt" <= ?)`;
+  return Array.from({ length: queues }, () => one).join(' UNION ALL ');
+}
+
 /** One queue's binds in claimJobs, in the order its placeholders appear. */
 export function claimBinds(name: string, now: string, groupConcurrency: number | null, limit: number): unknown[] {
   const heads = [name, name, name, now];

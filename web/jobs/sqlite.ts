@@ -33,7 +33,7 @@ import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type 
 import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
-import { claimBinds, claimJobs, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
+import { claimBinds, claimJobs, dueQueues, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -269,15 +269,20 @@ export class SqliteJobQueue extends BaseJobQueue {
     this.maybeMore = wanted.length < this.registrations.size;
     if (!this.claiming || wanted.length === 0) return;
     const at = Date.now();
-    const rows = await this.tx((tx) =>
-      tx.$queryRawUnsafe<ClaimedRow[]>(
-        claimJobs(wanted.length),
+    const rows = await this.tx(async (tx) => {
+      const due = new Set(
+        (await tx.$queryRawUnsafe<Array<{ queue: string }>>(dueQueues(wanted.length), ...wanted.flatMap((w) => [w.reg.name, w.reg.name, sqliteTime(at)]))).map((r) => r.queue),
+      );
+      const claimable = wanted.filter((w) => due.has(w.reg.name));
+      if (!claimable.length) return [];
+      return tx.$queryRawUnsafe<ClaimedRow[]>(
+        claimJobs(claimable.length),
         this.owner,
         sqliteTime(at + this.leaseMs),
         sqliteTime(at),
-        ...wanted.flatMap((w) => claimBinds(w.reg.name, sqliteTime(at), w.reg.groupConcurrency, w.free)),
-      ),
-    );
+        ...claimable.flatMap((w) => claimBinds(w.reg.name, sqliteTime(at), w.reg.groupConcurrency, w.free)),
+      );
+    });
     const got = new Map<string, number>();
     for (const row of rows) got.set(row.queue, (got.get(row.queue) ?? 0) + 1);
     if (wanted.some((w) => got.get(w.reg.name) === w.free)) this.maybeMore = true;
