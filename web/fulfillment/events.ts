@@ -12,8 +12,8 @@ import { addCourierRefs } from './refs.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { enqueueSync } from '../transitions/effects.ts';
-import { addEvent } from '../transitions/timeline.ts';
-import { transitionLatest } from '../transitions/transition.ts';
+import { addEvent, type TimelineEntry } from '../transitions/timeline.ts';
+import { transitionLatest, type DeliveryRow } from '../transitions/transition.ts';
 import { JOBS, type CourierEventJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
 import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from '../lifecycle/progress.ts';
@@ -45,7 +45,14 @@ export interface StatusInput {
  * moves the delivery forward. The rank guard in the UPDATE makes concurrent
  * events safe: a lower rank can never overwrite a higher one.
  */
-export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date): Promise<boolean> {
+export interface ApplyOptions {
+  /** The delivery as last read (the batch worker reads its batch's deliveries at once). */
+  known?: DeliveryRow;
+  /** Writes the timeline line (default addEvent; the batch worker writes its batch's lines in one insert). */
+  record?: (deliveryId: string, entry: TimelineEntry) => Promise<void> | void;
+}
+
+export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date, opts: ApplyOptions = {}): Promise<boolean> {
   const status = normaliseStatus(input.status);
   let decision: EventDecision | undefined;
   let earlier = false;
@@ -67,13 +74,13 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
         ...(decided.attention ? { reasonCode: decided.attention.code, reason: decided.attention.message } : {}),
       },
     };
-  });
+  }, 5, opts.known);
   if (!r.row) throw new Error(`delivery ${deliveryId} not found`);
   const applied = r.applied;
   if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now }, select: { id: true } });
   // A read that reports the status we already hold is not news: no timeline line per reconcile pass.
   if (!applied && !earlier && input.source === 'reconcile' && !decision!.apply && decision!.why === 'duplicate') return false;
-  await addEvent(tx, deliveryId, {
+  await (opts.record ?? ((id, e) => addEvent(tx, id, e)))(deliveryId, {
     kind: 'courier_status',
     status,
     applied,
@@ -165,7 +172,8 @@ function isMarkedTest(payload: string): boolean {
 /** `rematching`: called by a rematch pass, which must not queue another pass for what it leaves unmatched. */
 export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number; rematching?: boolean } = {}): Promise<void> {
   const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, include: { environment: true } });
-  if (!ev || !['RECEIVED', 'UNMATCHED'].includes(ev.state)) return;
+  // MATCHING: handed over by the batch worker (event-worker.ts) to be matched here, in its delivery's order.
+  if (!ev || !['RECEIVED', 'UNMATCHED', 'MATCHING'].includes(ev.state)) return;
   const log = ctx.log.child({ courierEventId: ev.eventId, environmentId: ev.environmentId });
   const now = new Date(ctx.now());
   if (ev.type !== 'delivery.status.updated' || !ev.deliveryRef || !ev.status || isMarkedTest(ev.payload)) {
