@@ -8,10 +8,14 @@
 //            └────────▶ MATCHING ──`courier-events` job──▶ PROCESSED / UNMATCHED
 //                        (no ref yet: matching may read courier orders, never inside a batch)
 //
-// Order per delivery (environment, deliveryRef): a batch applies its events oldest
-// first, one after the other. An event waits while an earlier one of its delivery is
-// RECEIVED outside the batch (another instance holds it, PostgreSQL), and is handed to
-// the ordered job too while one is MATCHING, behind it under the same ordering key.
+// Order per delivery: one delivery's events may name different courier ids (order, dispatch,
+// delivery, ids learned later), so holds are keyed by the delivery the refs resolve to, and an
+// event no ref resolves yet holds every event of its environment whose delivery could still turn
+// out to be its own (one whose delivery id we have not learned). A held event either waits
+// (an earlier one is RECEIVED in another instance, PostgreSQL) or goes to the ordered job behind
+// the earlier one (it is MATCHING, or UNMATCHED and named by the delivery's refs): MATCHING
+// jobs share one ordering key per environment, and the job drains its environment's MATCHING
+// events oldest first (jobs enqueued in one transaction run in any order on pg-boss).
 // Exactly once: each event is claimed by a conditional UPDATE on its state in the
 // transaction that applies it. A kill -9 loses nothing: the row stays RECEIVED until
 // the transaction that applies it commits, and the next process drains it.
@@ -26,7 +30,7 @@ import { errorMessage } from '../ops/errors.ts';
 import { PassRunner } from '../ops/passes.ts';
 import { readTestWebhooks } from '../db/json-columns.ts';
 import { applyCourierStatus } from './events.ts';
-import { courierEventOrderingKey } from './jobs.ts';
+import { courierMatchingKey } from './jobs.ts';
 import { idsOfEvent, isRequestedTest } from './rematch-policy.ts';
 
 export interface CourierEventWorkerOptions {
@@ -60,11 +64,27 @@ function claimSql(p: Provider): string {
     WHERE "state" = 'RECEIVED' ORDER BY "receivedAt", "id" LIMIT $1${p === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`);
 }
 
-/** Events that hold back later ones of their delivery: MATCHING ones, and (PostgreSQL) RECEIVED ones another instance holds. */
-function blockersSql(p: Provider, refs: number): string {
-  const list = Array.from({ length: refs }, (_, i) => `$${i + 2}`).join(', ');
-  return sql(p, `SELECT "id", "environmentId", "deliveryRef", "state", "receivedAt" FROM "CourierEvent"
-    WHERE "deliveryRef" IN (${list}) AND ("state" = 'MATCHING' OR ("state" = 'RECEIVED' AND "receivedAt" <= $1::timestamp(3)))`);
+/** Events that may hold back later ones: MATCHING ones, and (PostgreSQL) RECEIVED ones another instance holds. */
+function blockersSql(p: Provider, envs: number): string {
+  const list = Array.from({ length: envs }, (_, i) => `$${i + 2}`).join(', ');
+  return sql(p, `SELECT "id", "environmentId", "deliveryRef", "payload", "state", "receivedAt" FROM "CourierEvent"
+    WHERE ("state" = 'MATCHING' OR ("state" = 'RECEIVED' AND "receivedAt" <= $1::timestamp(3))) AND "environmentId" IN (${list})`); // SQLite binds in text order
+}
+
+/** UNMATCHED events named by a ref of these deliveries: matched again later, so a later event of the delivery waits behind them. */
+function unmatchedOfSql(p: Provider, deliveries: number): string {
+  const list = Array.from({ length: deliveries }, (_, i) => `$${i + 1}`).join(', ');
+  return sql(p, `SELECT c."id", c."receivedAt", r."deliveryId" FROM "CourierEvent" c
+    JOIN "CourierEnvironment" e ON e."id" = c."environmentId"
+    JOIN "CourierRef" r ON r."value" = c."deliveryRef" AND r."shopId" = e."shopId" AND r."environment" = e."environment"
+    WHERE c."state" = 'UNMATCHED' AND r."deliveryId" IN (${list})`);
+}
+
+/** Deliveries whose delivery id of their current booking we hold: an unknown id cannot be theirs (matching learns only the others'). */
+function completeSql(p: Provider, deliveries: number): string {
+  const list = Array.from({ length: deliveries }, (_, i) => `$${i + 1}`).join(', ');
+  return sql(p, `SELECT d."id" FROM "Delivery" d JOIN "CourierRef" r ON r."deliveryId" = d."id" AND r."kind" = 'delivery' AND r."generation" = d."generation"
+    WHERE d."id" IN (${list})`);
 }
 
 /** The claim: only a RECEIVED event moves, so a job of an earlier version that got there first wins. */
@@ -85,7 +105,18 @@ function isMarkedTest(payload: string): boolean {
   }
 }
 
-const keyOf = (e: { environmentId: string; deliveryRef: string | null; id: string }) => courierEventOrderingKey(e.environmentId, e.deliveryRef, e.id);
+/** A place in arrival order (the claim's order). */
+interface Place { ms: number; id: string }
+const before = (a: Place, b: Place) => a.ms < b.ms || (a.ms === b.ms && a.id < b.id);
+/** Keeps the earliest place per key. */
+function hold(m: Map<string, Place>, key: string, at: Place): void {
+  const cur = m.get(key);
+  if (!cur || before(at, cur)) m.set(key, at);
+}
+const heldBefore = (m: Map<string, Place>, key: string, at: Place) => {
+  const h = m.get(key);
+  return !!h && before(h, at);
+};
 
 export class CourierEventWorker extends PassRunner {
   readonly #ctx: AppContext;
@@ -159,28 +190,19 @@ export class CourierEventWorker extends PassRunner {
     const p = this.#provider;
     const at = dbTime(p, now);
     const nowDate = new Date(now);
-    // What holds a delivery's later events back (see the file's head).
     const inBatch = new Set(events.map((e) => e.id));
     const lastMs = Math.max(...events.map((e) => toMs(e.receivedAt)));
-    const refsOfBatch = [...new Set(events.map((e) => e.deliveryRef).filter((v): v is string => !!v))];
-    const blockers = refsOfBatch.length ? await tx.$queryRawUnsafe<Array<EventRow & { state: string }>>(blockersSql(p, refsOfBatch.length), dbTime(p, lastMs), ...refsOfBatch) : [];
-    const matching = new Set<string>();
-    const heldElsewhere = new Map<string, number>(); // key → earliest receivedAt of a RECEIVED event outside the batch
-    for (const b of blockers) {
-      if (inBatch.has(b.id)) continue;
-      const k = keyOf(b);
-      if (b.state === 'MATCHING') matching.add(k);
-      else heldElsewhere.set(k, Math.min(heldElsewhere.get(k) ?? Infinity, toMs(b.receivedAt)));
-    }
-    // The environments and the refs the batch names, one statement each per environment.
+    // The environments, and the events outside the batch that may hold the batch's back (see the file's head).
     const envIds = [...new Set(events.map((e) => e.environmentId))];
     const envs = new Map((await tx.$queryRawUnsafe<EnvRow[]>(
       sql(p, `SELECT "id", "shopId", "environment", "testWebhooks" FROM "CourierEnvironment" WHERE "id" IN (${envIds.map((_, i) => `$${i + 1}`).join(', ')})`), ...envIds,
     )).map((e) => [e.id, e]));
-    const idsOf = new Map(events.map((e) => [e.id, e.deliveryRef ? idsOfEvent(e.payload, e.deliveryRef) : []]));
+    const blockers = (await tx.$queryRawUnsafe<Array<EventRow & { state: string }>>(blockersSql(p, envIds.length), dbTime(p, lastMs), ...envIds)).filter((b) => !inBatch.has(b.id));
+    // The refs the batch and its blockers name, one statement per environment.
+    const idsOf = new Map([...events, ...blockers].map((e) => [e.id, e.deliveryRef ? idsOfEvent(e.payload, e.deliveryRef) : []]));
     const refs = new Map<string, RefRow[]>(); // environmentId + value → refs
     for (const env of envs.values()) {
-      const values = [...new Set(events.filter((e) => e.environmentId === env.id).flatMap((e) => idsOf.get(e.id)!))];
+      const values = [...new Set([...events, ...blockers].filter((e) => e.environmentId === env.id).flatMap((e) => idsOf.get(e.id)!))];
       for (let i = 0; i < values.length; i += 500) {
         const chunk = values.slice(i, i + 500);
         const rows = await tx.$queryRawUnsafe<RefRow[]>(
@@ -190,7 +212,7 @@ export class CourierEventWorker extends PassRunner {
         for (const r of rows) refs.set(`${env.id}\u0000${r.value}`, [...(refs.get(`${env.id}\u0000${r.value}`) ?? []), r]);
       }
     }
-    const refFor = (e: EventRow): RefRow | null => {
+    const refFor = (e: { id: string; environmentId: string }): RefRow | null => {
       let best: RefRow | null = null;
       for (const v of idsOf.get(e.id)!) for (const r of refs.get(`${e.environmentId}\u0000${v}`) ?? []) if (!best || Number(r.generation) > Number(best.generation)) best = r;
       return best;
@@ -198,6 +220,23 @@ export class CourierEventWorker extends PassRunner {
     // The deliveries the batch will apply to, read once (each read again only after a concurrent change).
     const deliveryIds = [...new Set(events.map((e) => refFor(e)?.deliveryId).filter((v): v is string => !!v))];
     const known = new Map<string, DeliveryRow>(deliveryIds.length ? (await tx.delivery.findMany({ where: { id: { in: deliveryIds } } })).map((d) => [d.id, d as DeliveryRow]) : []);
+    const complete = new Set(deliveryIds.length ? (await tx.$queryRawUnsafe<Array<{ id: string }>>(completeSql(p, deliveryIds.length), ...deliveryIds)).map((r) => r.id) : []);
+    // Holds, by delivery (`d:` id) or, for an event no ref resolves, by environment (`u:` id): to the job behind, or wait.
+    const toJob = new Map<string, Place>();
+    const wait = new Map<string, Place>();
+    const waitEnv = new Map<string, Place>(); // any event waiting elsewhere: an unresolved one may be of its delivery
+    for (const b of blockers) {
+      const place = b.state === 'MATCHING' ? { ms: -Infinity, id: '' } : { ms: toMs(b.receivedAt), id: b.id };
+      const d = refFor(b)?.deliveryId;
+      const key = d ? `d:${d}` : `u:${b.environmentId}`;
+      hold(b.state === 'MATCHING' ? toJob : wait, key, place);
+      if (b.state !== 'MATCHING') hold(waitEnv, b.environmentId, place);
+    }
+    if (deliveryIds.length) {
+      for (const u of await tx.$queryRawUnsafe<Array<{ id: string; receivedAt: string | Date; deliveryId: string }>>(unmatchedOfSql(p, deliveryIds.length), ...deliveryIds)) {
+        hold(toJob, `d:${u.deliveryId}`, { ms: toMs(u.receivedAt), id: u.id });
+      }
+    }
 
     const settle = settleSql(p);
     const lines: Array<{ deliveryId: string; entry: TimelineEntry }> = [];
@@ -213,9 +252,7 @@ export class CourierEventWorker extends PassRunner {
         cut = true;
         break;
       }
-      const k = keyOf(e);
-      const held = heldElsewhere.get(k);
-      if (held !== undefined && held <= toMs(e.receivedAt)) continue; // an earlier one is another instance's: after it
+      const place = { ms: toMs(e.receivedAt), id: e.id };
       const log = () => this.#ctx.log.child({ courierEventId: e.eventId, environmentId: e.environmentId });
       if (e.type !== 'delivery.status.updated' || !e.deliveryRef || !e.status || isMarkedTest(e.payload)) {
         const state = isMarkedTest(e.payload) ? 'TEST' : 'IGNORED';
@@ -223,18 +260,30 @@ export class CourierEventWorker extends PassRunner {
         done++;
         continue;
       }
-      const ref = inline && !matching.has(k) ? refFor(e) : null;
-      if (!ref) {
+      const ref = refFor(e);
+      const d = ref?.deliveryId;
+      // Could an earlier event not resolved yet be of this delivery? Only if we have not learned the delivery's id.
+      const open = !d || !complete.has(d);
+      const own = d ? `d:${d}` : null;
+      const unresolved = `u:${e.environmentId}`;
+      if (d ? heldBefore(wait, own!, place) || (open && heldBefore(wait, unresolved, place)) : heldBefore(waitEnv, e.environmentId, place)) {
+        // After the other instance's; what comes after this one waits too.
+        hold(wait, own ?? unresolved, place);
+        hold(waitEnv, e.environmentId, place);
+        continue;
+      }
+      const behind = !inline || (own !== null && heldBefore(toJob, own, place)) || (open && heldBefore(toJob, unresolved, place));
+      if (!ref || behind) {
         const env = envs.get(e.environmentId);
-        if (inline && !matching.has(k) && env && isRequestedTest({ eventId: e.eventId, ids: idsOf.get(e.id)!, receivedAt: toMs(e.receivedAt) }, readTestWebhooks(env.testWebhooks))) {
+        if (!ref && inline && env && isRequestedTest({ eventId: e.eventId, ids: idsOf.get(e.id)!, receivedAt: place.ms }, readTestWebhooks(env.testWebhooks))) {
           if (await tx.$executeRawUnsafe(settle, 'TEST', null, at, e.id)) log().info('the courier test webhook we asked for; recorded, not applied');
           done++;
           continue;
         }
-        // No delivery known by these ids (or an earlier event of it is being matched): the ordered job matches it.
+        // No delivery known by these ids, or an earlier event that may be of it is being matched: the ordered job.
         const moved = await tx.$executeRawUnsafe(sql(p, `UPDATE "CourierEvent" SET "state" = 'MATCHING' WHERE "id" = $1 AND "state" = 'RECEIVED'`), e.id);
-        if (moved) await this.#ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvents, { eventId: e.id }, { orderingKey: k });
-        matching.add(k);
+        if (moved) await this.#ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvents, { eventId: e.id }, { orderingKey: courierMatchingKey(e.environmentId) });
+        hold(toJob, own ?? unresolved, place);
         queued = true;
         done++;
         continue;
@@ -243,7 +292,7 @@ export class CourierEventWorker extends PassRunner {
       const row = known.get(ref.deliveryId);
       known.delete(ref.deliveryId); // changed below: a later event of it reads it again
       const applied = await applyCourierStatus(tx, ref.deliveryId, {
-        status: e.status, occurredAt: e.occurredAt ? new Date(toMs(e.occurredAt)) : new Date(toMs(e.receivedAt)), source: 'webhook', courierEventId: e.eventId, generation: Number(ref.generation),
+        status: e.status, occurredAt: e.occurredAt ? new Date(toMs(e.occurredAt)) : new Date(place.ms), source: 'webhook', courierEventId: e.eventId, generation: Number(ref.generation),
       }, nowDate, { known: row, record });
       if (applied && !synced.has(ref.deliveryId)) {
         synced.add(ref.deliveryId);

@@ -194,14 +194,16 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
   if (!deliveryId) {
     const attempts = ev.attempts + 1;
     const tried = [...new Set([...(readTriedIds(ev.triedIds) ?? []), ...ids, ...read])].slice(-50);
-    await ctx.db.courierEvent.update({
-      where: { id: ev.id },
+    // Conditional: another path (a rematch pass, an earlier event's job) may have applied it meanwhile.
+    const kept = await ctx.db.courierEvent.updateMany({
+      where: { id: ev.id, state: { in: ['RECEIVED', 'UNMATCHED', 'MATCHING'] } },
       data: {
         state: 'UNMATCHED', attempts, triedIds: writeTriedIds(tried),
         nextAttemptAt: new Date(now.getTime() + eventRetryDelayMs(attempts)),
         lastError: `no delivery has courier id ${ids.join(' or ')} yet`,
       },
     });
+    if (!kept.count) return;
     // A concurrent event may have learned the id while we looked (its rematch runs after this write).
     const late = await lookupRef(ctx, ev.environment, ids);
     if (!late) {
@@ -213,7 +215,41 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
     }
     deliveryId = late;
   }
+  await applyEarlierUnmatched(ctx, ev, deliveryId);
   await applyEvent(ctx, ev.id, deliveryId, now);
+}
+
+/**
+ * The job of an event the batch worker handed over (MATCHING): its environment's earlier
+ * MATCHING events first, oldest first, since pg-boss runs jobs of one key enqueued in one
+ * transaction in any order, and an earlier one may be of the same delivery.
+ */
+export async function processMatchingEvent(ctx: AppContext, job: CourierEventJobData): Promise<void> {
+  const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, select: { id: true, environmentId: true, state: true, receivedAt: true } });
+  // Done already (by an earlier event's job); an UNMATCHED one is the rematch pass's.
+  if (!ev || (ev.state !== 'MATCHING' && ev.state !== 'RECEIVED')) return;
+  for (;;) {
+    const earlier = await ctx.db.courierEvent.findFirst({
+      where: { environmentId: ev.environmentId, state: 'MATCHING', OR: [{ receivedAt: { lt: ev.receivedAt } }, { receivedAt: ev.receivedAt, id: { lt: ev.id } }] },
+      orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }],
+      select: { id: true },
+    });
+    if (!earlier) break;
+    await processCourierEvent(ctx, { eventId: earlier.id });
+  }
+  await processCourierEvent(ctx, job);
+}
+
+/** Before an event of a delivery is applied: its earlier UNMATCHED events that name one of the delivery's refs, oldest first. */
+async function applyEarlierUnmatched(ctx: AppContext, ev: { id: string; environmentId: string; receivedAt: Date; environment: { shopId: string; environment: string } }, deliveryId: string): Promise<void> {
+  const values = (await ctx.db.courierRef.findMany({ where: { deliveryId, shopId: ev.environment.shopId, environment: ev.environment.environment }, select: { value: true } })).map((r) => r.value);
+  if (!values.length) return;
+  const earlier = await ctx.db.courierEvent.findMany({
+    where: { environmentId: ev.environmentId, state: 'UNMATCHED', deliveryRef: { in: values }, id: { not: ev.id }, OR: [{ receivedAt: { lt: ev.receivedAt } }, { receivedAt: ev.receivedAt, id: { lt: ev.id } }] },
+    orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }],
+    select: { id: true },
+  });
+  for (const e of earlier) await processCourierEvent(ctx, { eventId: e.id }, { readBudget: 0, rematching: true });
 }
 
 /** Applies a stored event to a delivery, once. */
