@@ -23,7 +23,8 @@ export function dbTime(provider: Provider, ms: number): string {
   return provider === 'sqlite' ? iso.replace('Z', '+00:00') : iso.slice(0, -1);
 }
 
-function sql(provider: Provider, text: string): string {
+/** `$n` placeholders (PostgreSQL) as SQLite's `?` (each used once, in order); the `::timestamp(3)` casts dropped there. */
+export function sql(provider: Provider, text: string): string {
   return provider === 'sqlite' ? text.replace(/\$\d+(::timestamp\(3\))?/g, '?') : text;
 }
 
