@@ -26,8 +26,6 @@ export interface AppContext {
   now: () => number;
   /** The webhook inbox's worker (the server; absent in the CLI). */
   inbox?: InboxWorker;
-  /** Applies stored courier events in batches (web/fulfillment/event-worker.ts; the server, absent in the CLI). Not imported: it needs the context. */
-  courierEvents?: { notify(): void; idle(): Promise<void>; stop(): Promise<void> };
 }
 
 export interface CourierClientTuning {

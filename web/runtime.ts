@@ -29,7 +29,6 @@ import { appClock, type Clock } from './ops/clock.ts';
 import { dispatchDue } from './dispatch/windows.ts';
 import { startFlowWorkers } from './flow/index.ts';
 import { InboxWorker, type InboxOptions } from './inbox/worker.ts';
-import { CourierEventWorker, type CourierEventWorkerOptions } from './fulfillment/event-worker.ts';
 import { shopifyTopicHandlers } from './webhooks/topics.ts';
 import type { CachingSessionStorage } from './db/session-storage.ts';
 import { recordShopifyThrottleWait, setMetricsSources } from './ops/metrics.ts';
@@ -49,8 +48,6 @@ export interface RuntimeOptions {
   flow?: { relayIntervalMs?: number };
   /** The webhook inbox's worker (web/inbox/worker.ts). */
   inbox?: InboxOptions;
-  /** The courier event worker (web/fulfillment/event-worker.ts). */
-  courierEvents?: CourierEventWorkerOptions;
 }
 
 export interface Runtime {
@@ -127,9 +124,6 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     ctx.inbox = inbox;
     setMetricsSources({ inbox: () => inbox.depth(), queues: () => queue.stats() });
     inbox.start();
-    const events = new CourierEventWorker(ctx, opts.courierEvents);
-    ctx.courierEvents = events;
-    events.start();
   }
   const unobserve = onShopifyThrottleWait((w) => recordShopifyThrottleWait(w.waitMs / 1000, w.shop));
   return {
@@ -138,7 +132,6 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     async close() {
       unobserve();
       await ctx.inbox?.stop();
-      await ctx.courierEvents?.stop();
       await flow?.stop();
       await queue.stop({ graceMs: 10_000 });
     },

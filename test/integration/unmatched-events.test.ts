@@ -28,7 +28,7 @@ const postEvent = async (url: string, deliveryRef: string, status: string) => (a
 async function unmatchedState(eventId: string) {
   return waitFor(async () => {
     const e = await s.app.db.courierEvent.findFirst({ where: { eventId } });
-    return e && !['RECEIVED', 'MATCHING'].includes(e.state) ? e : null; // MATCHING: handed to its job, not done yet
+    return e && e.state !== 'RECEIVED' ? e : null;
   }, `event ${eventId} processed`);
 }
 

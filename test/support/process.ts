@@ -19,8 +19,7 @@ export function spawnApp(env: Record<string, string | undefined>, opts: { cwd?: 
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = async () => {
-    // 30 s: on a loaded 2-core machine (load 10+) the app's start-up alone took more than 10 s.
-    for (let i = 0; i < 600; i++) {
+    for (let i = 0; i < 200; i++) {
       const m = out.match(/"port":(\d+),[^\n]*"msg":"listening"/);
       if (m) return `http://127.0.0.1:${m[1]}`;
       if (child.exitCode !== null) throw new Error(`app exited (${child.exitCode}):\n${out}`);

@@ -26,8 +26,6 @@ export interface Database {
    * Resolves with the number of rows changed.
    */
   execute(sql: string, args: unknown[]): Promise<number>;
-  /** One read outside Prisma, as execute() (the courier webhook's endpoint). Rows as the driver gives them: read dates with care. */
-  query<T>(sql: string, args: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -37,22 +35,17 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
   const target = parseDatabaseUrl(url);
   let db: Db;
   let execute: Database['execute'];
-  let query: Database['query'];
   let closeExtra = async () => {};
   if (target.provider === 'sqlite') {
     // Each provider's driver is loaded only when used: memory (idle RSS) matters more than start-up.
     const { PrismaBetterSQLite3 } = await import('@prisma/adapter-better-sqlite3');
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
     // busy timeout: the operator CLI and the app may write the same file at once.
-    const direct: Direct = {};
+    const direct: { run?: Database['execute'] } = {};
     db = new PrismaClient({ adapter: isolateSqliteTransactions(new PrismaBetterSQLite3({ url: target.file, timeout: 10_000 }), direct) });
     execute = async (sql, args) => {
       if (!direct.run) await db.$queryRawUnsafe('SELECT 1'); // connects the adapter
       return direct.run!(sql, args);
-    };
-    query = async <T>(sql: string, args: unknown[]) => {
-      if (!direct.all) await db.$queryRawUnsafe('SELECT 1');
-      return direct.all!(sql, args) as Promise<T[]>;
     };
     // WAL lets readers (health checks, the CLI) run beside the writer.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
@@ -70,7 +63,6 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     const pool = new pg.Pool({ ...target.config, max: 4, connectionTimeoutMillis: 5_000, application_name: 'same-day-dispatch:intake' });
     pool.on('error', () => {}); // an idle connection dropped by the server: the next query opens another
     execute = async (sql, args) => (await pool.query(sql, args)).rowCount ?? 0;
-    query = async <T>(sql: string, args: unknown[]) => (await pool.query(sql, args)).rows as T[];
     closeExtra = () => pool.end();
   }
   return {
@@ -78,7 +70,6 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     target,
     provider: target.provider,
     execute,
-    query,
     async close() {
       await closeExtra();
       await db.$disconnect();
@@ -105,9 +96,7 @@ export function isUniqueViolation(error: unknown): boolean {
 // write lock up front, where the busy timeout applies.
 type AdapterFactory = ConstructorParameters<typeof PrismaClient>[0] extends { adapter?: infer A } ? NonNullable<A> : never;
 
-type Direct = { run?: Database['execute']; all?: (sql: string, args: unknown[]) => Promise<unknown[]> };
-
-function isolateSqliteTransactions(factory: PrismaBetterSQLite3, direct: Direct): AdapterFactory {
+function isolateSqliteTransactions(factory: PrismaBetterSQLite3, direct: { run?: Database['execute'] }): AdapterFactory {
   // Handed from holder to holder through setImmediate, so requests waiting for I/O get in between
   // (better-sqlite3 answers synchronously: a chain of statements never yields on its own). The
   // webhook inbox insert asks with priority: it waits for the holder, not for the whole queue.
@@ -149,12 +138,6 @@ function isolateSqliteTransactions(factory: PrismaBetterSQLite3, direct: Direct)
       client.prepare = (sql: string) => prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql);
       for (const m of ['queryRaw', 'executeRaw', 'executeScript'] as const) a[m] = guarded(a[m].bind(adapter));
       direct.run = guarded(async (sql: string, args: unknown[]) => Number((prepare(sql).bind(args).run() as { changes: number | bigint }).changes), true);
-      direct.all = guarded(async (sql: string, args: unknown[]) => {
-        // The cached statements run in raw mode (arrays, as the adapter reads them): named here.
-        const bound = prepare(sql).bind(args);
-        const names = (bound.columns() as Array<{ name: string }>).map((c) => c.name);
-        return (bound.raw().all() as unknown[][]).map((r) => Object.fromEntries(names.map((n, i) => [n, r[i]])));
-      }, true);
       const start = a.startTransaction.bind(adapter);
       a.startTransaction = async (isolation?: unknown) => {
         const release = await acquire();

@@ -12,8 +12,8 @@ import { addCourierRefs } from './refs.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { enqueueSync } from '../transitions/effects.ts';
-import { addEvent, type TimelineEntry } from '../transitions/timeline.ts';
-import { transitionLatest, type DeliveryRow } from '../transitions/transition.ts';
+import { addEvent } from '../transitions/timeline.ts';
+import { transitionLatest } from '../transitions/transition.ts';
 import { JOBS, type CourierEventJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
 import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from '../lifecycle/progress.ts';
@@ -45,14 +45,7 @@ export interface StatusInput {
  * moves the delivery forward. The rank guard in the UPDATE makes concurrent
  * events safe: a lower rank can never overwrite a higher one.
  */
-export interface ApplyOptions {
-  /** The delivery as last read (the batch worker reads its batch's deliveries at once). */
-  known?: DeliveryRow;
-  /** Writes the timeline line (default addEvent; the batch worker writes its batch's lines in one insert). */
-  record?: (deliveryId: string, entry: TimelineEntry) => Promise<void> | void;
-}
-
-export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date, opts: ApplyOptions = {}): Promise<boolean> {
+export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date): Promise<boolean> {
   const status = normaliseStatus(input.status);
   let decision: EventDecision | undefined;
   let earlier = false;
@@ -74,13 +67,13 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
         ...(decided.attention ? { reasonCode: decided.attention.code, reason: decided.attention.message } : {}),
       },
     };
-  }, 5, opts.known);
+  });
   if (!r.row) throw new Error(`delivery ${deliveryId} not found`);
   const applied = r.applied;
   if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now }, select: { id: true } });
   // A read that reports the status we already hold is not news: no timeline line per reconcile pass.
   if (!applied && !earlier && input.source === 'reconcile' && !decision!.apply && decision!.why === 'duplicate') return false;
-  await (opts.record ?? ((id, e) => addEvent(tx, id, e)))(deliveryId, {
+  await addEvent(tx, deliveryId, {
     kind: 'courier_status',
     status,
     applied,
@@ -172,8 +165,7 @@ function isMarkedTest(payload: string): boolean {
 /** `rematching`: called by a rematch pass, which must not queue another pass for what it leaves unmatched. */
 export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number; rematching?: boolean } = {}): Promise<void> {
   const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, include: { environment: true } });
-  // MATCHING: handed over by the batch worker (event-worker.ts) to be matched here, in its delivery's order.
-  if (!ev || !['RECEIVED', 'UNMATCHED', 'MATCHING'].includes(ev.state)) return;
+  if (!ev || !['RECEIVED', 'UNMATCHED'].includes(ev.state)) return;
   const log = ctx.log.child({ courierEventId: ev.eventId, environmentId: ev.environmentId });
   const now = new Date(ctx.now());
   if (ev.type !== 'delivery.status.updated' || !ev.deliveryRef || !ev.status || isMarkedTest(ev.payload)) {
@@ -194,16 +186,14 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
   if (!deliveryId) {
     const attempts = ev.attempts + 1;
     const tried = [...new Set([...(readTriedIds(ev.triedIds) ?? []), ...ids, ...read])].slice(-50);
-    // Conditional: another path (a rematch pass, an earlier event's job) may have applied it meanwhile.
-    const kept = await ctx.db.courierEvent.updateMany({
-      where: { id: ev.id, state: { in: ['RECEIVED', 'UNMATCHED', 'MATCHING'] } },
+    await ctx.db.courierEvent.update({
+      where: { id: ev.id },
       data: {
         state: 'UNMATCHED', attempts, triedIds: writeTriedIds(tried),
         nextAttemptAt: new Date(now.getTime() + eventRetryDelayMs(attempts)),
         lastError: `no delivery has courier id ${ids.join(' or ')} yet`,
       },
     });
-    if (!kept.count) return;
     // A concurrent event may have learned the id while we looked (its rematch runs after this write).
     const late = await lookupRef(ctx, ev.environment, ids);
     if (!late) {
@@ -215,41 +205,7 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
     }
     deliveryId = late;
   }
-  await applyEarlierUnmatched(ctx, ev, deliveryId);
   await applyEvent(ctx, ev.id, deliveryId, now);
-}
-
-/**
- * The job of an event the batch worker handed over (MATCHING): its environment's earlier
- * MATCHING events first, oldest first, since pg-boss runs jobs of one key enqueued in one
- * transaction in any order, and an earlier one may be of the same delivery.
- */
-export async function processMatchingEvent(ctx: AppContext, job: CourierEventJobData): Promise<void> {
-  const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, select: { id: true, environmentId: true, state: true, receivedAt: true } });
-  // Done already (by an earlier event's job); an UNMATCHED one is the rematch pass's.
-  if (!ev || (ev.state !== 'MATCHING' && ev.state !== 'RECEIVED')) return;
-  for (;;) {
-    const earlier = await ctx.db.courierEvent.findFirst({
-      where: { environmentId: ev.environmentId, state: 'MATCHING', OR: [{ receivedAt: { lt: ev.receivedAt } }, { receivedAt: ev.receivedAt, id: { lt: ev.id } }] },
-      orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }],
-      select: { id: true },
-    });
-    if (!earlier) break;
-    await processCourierEvent(ctx, { eventId: earlier.id });
-  }
-  await processCourierEvent(ctx, job);
-}
-
-/** Before an event of a delivery is applied: its earlier UNMATCHED events that name one of the delivery's refs, oldest first. */
-async function applyEarlierUnmatched(ctx: AppContext, ev: { id: string; environmentId: string; receivedAt: Date; environment: { shopId: string; environment: string } }, deliveryId: string): Promise<void> {
-  const values = (await ctx.db.courierRef.findMany({ where: { deliveryId, shopId: ev.environment.shopId, environment: ev.environment.environment }, select: { value: true } })).map((r) => r.value);
-  if (!values.length) return;
-  const earlier = await ctx.db.courierEvent.findMany({
-    where: { environmentId: ev.environmentId, state: 'UNMATCHED', deliveryRef: { in: values }, id: { not: ev.id }, OR: [{ receivedAt: { lt: ev.receivedAt } }, { receivedAt: ev.receivedAt, id: { lt: ev.id } }] },
-    orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }],
-    select: { id: true },
-  });
-  for (const e of earlier) await processCourierEvent(ctx, { eventId: e.id }, { readBudget: 0, rematching: true });
 }
 
 /** Applies a stored event to a delivery, once. */

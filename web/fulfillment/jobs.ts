@@ -4,16 +4,16 @@ import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobDa
 import { errorMessage } from '../ops/errors.ts';
 import { FULFILLMENT_RETRY } from '../retry/budget.ts';
 import { paced } from '../shopify/paced-jobs.ts';
-import { processCourierEvent, processMatchingEvent, rematchEvents } from './events.ts';
+import { processCourierEvent, rematchEvents } from './events.ts';
 import { reconcileOnce } from './reconcile.ts';
 import { runFulfillmentSync, shopifyAttention } from './sync.ts';
 
 /** Courier events applied at once per process (of different deliveries). */
 export const COURIER_EVENT_CONCURRENCY = 8;
 
-/** The ordering key of the events the batch worker hands to the job: one per environment (see event-worker.ts). */
-export function courierMatchingKey(environmentId: string): string {
-  return `${environmentId}:matching`.slice(0, 200);
+/** The ordering key of a courier event's job: one delivery's events (by the courier's id for it) run in order. */
+export function courierEventOrderingKey(environmentId: string, deliveryRef: string | null, eventRowId: string): string {
+  return `${environmentId}:${deliveryRef ?? `event:${eventRowId}`}`.slice(0, 200);
 }
 
 export interface FulfillmentJobOptions {
@@ -24,9 +24,9 @@ export interface FulfillmentJobOptions {
 
 export async function registerFulfillmentJobs(ctx: AppContext, opts: FulfillmentJobOptions = {}): Promise<void> {
   const retry = { ...FULFILLMENT_RETRY, ...opts.retry };
-  // The events the batch worker hands over, one environment's at a time in arrival order (an event
-  // not matched yet may be of any delivery whose id we have not learned); environments side by side.
-  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvents, (job) => processMatchingEvent(ctx, job.data), { concurrency: COURIER_EVENT_CONCURRENCY, ordered: true, retry });
+  // One delivery's events one at a time, in arrival order (the ordering key names the delivery), so
+  // none lands below what Shopify already shows; different deliveries' events run side by side.
+  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvents, (job) => processCourierEvent(ctx, job.data), { concurrency: COURIER_EVENT_CONCURRENCY, ordered: true, retry });
   // Jobs enqueued by an earlier version, without ordering keys: one at a time, as they were.
   await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 1, retry });
   await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, paced(ctx, JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId)), {

@@ -7,15 +7,16 @@
 // further work is asynchronous (spec rules 6 and 7). A repeat gets 200 and has
 // no second effect. Rejections store no event; the endpoint remembers the last
 // rejection reason so a merchant can see that their portal set-up is wrong.
-import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { AppContext } from '../context.ts';
+import { isUniqueViolation } from '../db/client.ts';
 import { verifyDeliveryWebhook } from '../delivery/index.ts';
-import { dbTime, sql, type Provider } from '../inbox/sql.ts';
+import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
 import type { Logger } from '../ops/logger.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { storableDate, storableOrNull, storableText } from '../security/text.ts';
 import { webhookSecretsOf } from '../settings/store.ts';
+import { courierEventOrderingKey } from './jobs.ts';
 import { startIntakeTimer } from '../ops/metrics.ts';
 
 export const WEBHOOK_BODY_LIMIT = '64kb';
@@ -102,12 +103,9 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       const pre = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets: [], nowMs: ctx.now() });
       if (!pre.ok && pre.reason !== 'signature_mismatch') return reject(pre.reason === 'malformed_body' ? 400 : 401, pre.reason, REASON_TEXT[pre.reason] ?? pre.detail);
 
-      // One raw read (a compiled findUnique with its shop was two statements and most of this route's CPU).
-      const [env] = await ctx.database.query<EndpointRow>(endpointSql(ctx.database.provider), [endpointId]);
-      if (!env || env.uninstalledAt !== null) return unknownEndpoint(log, endpointId, res);
-      env.webhookSecretPrevUntil = env.webhookSecretPrevUntil === null ? null : asDate(env.webhookSecretPrevUntil);
-      env.lastWebhookAt = env.lastWebhookAt === null ? null : asDate(env.lastWebhookAt);
-      const elog = log.child({ shop: env.domain, environment: env.environment });
+      const env = await ctx.db.courierEnvironment.findUnique({ where: { endpointId }, include: { shop: true } });
+      if (!env || env.shop.uninstalledAt) return unknownEndpoint(log, endpointId, res);
+      const elog = log.child({ shop: env.shop.domain, environment: env.environment });
 
       let secrets: string[];
       try {
@@ -132,60 +130,38 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       // The endpoint's "last webhook" is refreshed at most once a minute: not a write per event.
       const touch = !env.lastWebhookAt || now - env.lastWebhookAt.getTime() >= LAST_WEBHOOK_REFRESH_MS;
       const deliveryRef = storableOrNull(data.delivery_id);
-      // One insert, no transaction: the event worker (event-worker.ts) applies it, in its delivery's order.
-      const p = ctx.database.provider;
-      const occurredAt = storableDate(Date.parse(event.created_at));
-      const inserted = await ctx.database.execute(insertEventSql(p), [
-        newEventRowId(now), env.id, eventId, storableText(String(event.type)), deliveryRef, storableOrNull(data.status),
-        occurredAt ? dbTime(p, occurredAt.getTime()) : null, payload, dbTime(p, now),
-      ]);
-      if (touch) await ctx.database.execute(sql(p, `UPDATE "CourierEnvironment" SET "lastWebhookAt" = $1::timestamp(3) WHERE "id" = $2`), [dbTime(p, now), env.id]);
-      if (!inserted) {
+      try {
+        await ctx.db.$transaction(async (tx) => {
+          const row = await tx.courierEvent.create({
+            data: {
+              environmentId: env.id,
+              eventId,
+              type: storableText(String(event.type)),
+              deliveryRef,
+              status: storableOrNull(data.status),
+              occurredAt: storableDate(Date.parse(event.created_at)),
+              payload,
+              state: 'RECEIVED',
+              receivedAt: new Date(now),
+            },
+            select: { id: true },
+          });
+          // Ordered per delivery: that delivery's events apply in arrival order, other deliveries' in parallel.
+          await ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvents, { eventId: row.id }, { orderingKey: courierEventOrderingKey(env.id, deliveryRef, row.id) });
+          if (touch) await tx.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
+        });
+      } catch (e) {
+        if (!isUniqueViolation(e)) throw e;
+        if (touch) await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
         elog.info({ eventId }, 'duplicate courier webhook acknowledged');
         res.status(200).json({ received: true, duplicate: true });
         return;
       }
-      ctx.courierEvents?.notify();
-      // The access line already records the request and its event id: details at debug only (one line per event was ~5 % of the CPU).
-      elog.debug({ eventId, type: event.type, status: data.status }, 'courier webhook stored');
+      ctx.queue.notify();
+      elog.info({ eventId, type: event.type, status: data.status }, 'courier webhook stored');
       res.status(200).json({ received: true });
     },
   ];
-}
-
-interface EndpointRow {
-  id: string;
-  environment: string;
-  webhookSecretEnc: string | null;
-  webhookSecretPrevEnc: string | null;
-  webhookSecretPrevUntil: Date | null;
-  lastWebhookAt: Date | null;
-  domain: string;
-  uninstalledAt: unknown;
-}
-
-function endpointSql(p: Provider): string {
-  // PostgreSQL's TIMESTAMP columns hold UTC: read as timestamptz, so the driver does not take them for local time.
-  const utc = (c: string) => (p === 'postgres' ? `(e."${c}" AT TIME ZONE 'UTC') AS "${c}"` : `e."${c}"`);
-  return sql(p, `SELECT e."id", e."environment", e."webhookSecretEnc", e."webhookSecretPrevEnc", ${utc('webhookSecretPrevUntil')}, ${utc('lastWebhookAt')}, s."domain", s."uninstalledAt"
-    FROM "CourierEnvironment" e JOIN "Shop" s ON s."id" = e."shopId" WHERE e."endpointId" = $1`);
-}
-
-function insertEventSql(p: Provider): string {
-  return sql(p, `INSERT INTO "CourierEvent" ("id", "environmentId", "eventId", "type", "deliveryRef", "status", "occurredAt", "payload", "state", "attempts", "receivedAt")
-    VALUES ($1, $2, $3, $4, $5, $6, $7::timestamp(3), $8, 'RECEIVED', 0, $9::timestamp(3)) ON CONFLICT ("environmentId", "eventId") DO NOTHING`);
-}
-
-/** Raw reads give SQLite's dates as text, PostgreSQL's as Date. */
-function asDate(v: unknown): Date {
-  return v instanceof Date ? v : new Date(String(v));
-}
-
-let seq = 0;
-/** Row ids that sort in creation order within a process (the worker orders by receivedAt, then id). */
-function newEventRowId(now: number): string {
-  seq = (seq + 1) % 1_679_616;
-  return `ce${now.toString(36).padStart(9, '0')}${seq.toString(36).padStart(4, '0')}${randomBytes(6).toString('hex')}`;
 }
 
 function unknownEndpoint(log: Logger, endpointId: string, res: Response): void {

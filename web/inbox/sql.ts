@@ -23,8 +23,7 @@ export function dbTime(provider: Provider, ms: number): string {
   return provider === 'sqlite' ? iso.replace('Z', '+00:00') : iso.slice(0, -1);
 }
 
-/** `$n` placeholders (PostgreSQL) as SQLite's `?` (each used once, in order); the `::timestamp(3)` casts dropped there. */
-export function sql(provider: Provider, text: string): string {
+function sql(provider: Provider, text: string): string {
   return provider === 'sqlite' ? text.replace(/\$\d+(::timestamp\(3\))?/g, '?') : text;
 }
 

@@ -24,7 +24,6 @@ import { DecryptionError } from '../security/crypto.ts';
 import { claimOneSql, claimSql, dbTime, depthSql, markDone, markFailed, pruneSql, type InboxRow } from './sql.ts';
 import { processShopifyWebhook, UnprocessableWebhook, type TopicHandlers } from './shopify.ts';
 import { inboxMetrics } from '../ops/metrics.ts';
-import { PassRunner } from '../ops/passes.ts';
 
 export interface InboxOptions {
   /** Rows claimed per transaction (default 50). */
@@ -59,22 +58,27 @@ export function inboxRetryDelayMs(attempts: number): number {
   return Math.min(600_000, 1000 * 2 ** Math.max(0, attempts - 1));
 }
 
-export class InboxWorker extends PassRunner {
+export class InboxWorker {
   readonly #ctx: Ctx;
   readonly #handlers: TopicHandlers;
   readonly #batchSize: number;
   readonly #batchMs: number;
+  readonly #pollMs: number;
   readonly #maxAttempts: number;
   readonly #keepDoneMs: number;
+  #running = false;
+  #timer: NodeJS.Timeout | null = null;
+  #pass: Promise<void> | null = null;
+  #again = false;
   #lastPrune = 0;
   #lastIntake = -Infinity;
 
   constructor(ctx: Ctx, handlers: TopicHandlers, opts: InboxOptions = {}) {
-    super(opts.pollIntervalMs ?? 500);
     this.#ctx = ctx;
     this.#handlers = handlers;
     this.#batchSize = opts.batchSize ?? 50;
     this.#batchMs = opts.batchMs ?? 10;
+    this.#pollMs = opts.pollIntervalMs ?? 500;
     this.#maxAttempts = opts.maxAttempts ?? 10;
     this.#keepDoneMs = opts.keepDoneMs ?? 7 * 24 * 3_600_000;
   }
@@ -83,13 +87,49 @@ export class InboxWorker extends PassRunner {
     return this.#ctx.database.provider;
   }
 
-  /** An intake insert committed: wake the worker, and note that intake is busy (see pass()). */
+  start(): void {
+    this.#running = true;
+    this.notify();
+  }
+
+  /** An intake insert committed: wake the worker, and note that intake is busy (see #loop). */
   received(): void {
     this.#lastIntake = performance.now();
     this.notify();
   }
 
-  protected async pass(): Promise<void> {
+  /** Wakes the worker. */
+  notify(): void {
+    if (!this.#running) return;
+    if (this.#pass) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#pass = this.#loop().finally(() => {
+      this.#pass = null;
+      if (!this.#running) return;
+      if (this.#again) {
+        this.#again = false;
+        this.notify();
+      } else this.#timer = setTimeout(() => this.notify(), this.#pollMs);
+    });
+  }
+
+  /** Resolves once no pass is running (tests: everything due has been processed, after-commit steps included). */
+  async idle(): Promise<void> {
+    while (this.#pass) await this.#pass;
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.idle();
+  }
+
+  async #loop(): Promise<void> {
     try {
       // Until the inbox is empty. better-sqlite3 answers synchronously, so a batch is one long
       // run of microtasks: the worker yields to I/O between rows and between batches, and while
@@ -98,7 +138,7 @@ export class InboxWorker extends PassRunner {
       for (;;) {
         const started = performance.now();
         const claimed = await this.drainOnce();
-        if (!this.running || claimed === 0) break;
+        if (!this.#running || claimed === 0) break;
         const took = performance.now() - started;
         const busy = performance.now() - this.#lastIntake < INTAKE_BUSY_MS;
         await new Promise((r) => (busy ? setTimeout(r, Math.min(2 * took, 200)) : setImmediate(r)));
