@@ -56,7 +56,7 @@ export async function withStack<T>(provider: 'sqlite' | 'postgres', appEnv: Reco
     await onboardShop(stack, shop, accountFor(shop));
     return await fn(stack, shop);
   } finally {
-    await stack.stop({ removeDir: true });
+    await stack.stop({ removeDir: !process.env.BENCH_KEEP_DIR }); // BENCH_KEEP_DIR=1 keeps its logs and database
   }
 }
 
