@@ -143,6 +143,9 @@ describe('compliance topics', () => {
     await seedShop(target);
     await seedShop(other);
     await postShopifyWebhook(app.url, 'orders/paid', target, order, { webhookId: 'wh-before-redact' });
+    // Inbox rows the worker gave up on keep their (encrypted) order bodies until the shop is redacted.
+    const failedRow = (shop: string, key: string) => ({ source: 'shopify', key, topic: 'ORDERS_PAID', shop, body: 'encrypted order', state: 'failed', nextAttemptAt: new Date(), receivedAt: new Date() });
+    await app.db.webhookInbox.createMany({ data: [failedRow(target, 'wh-failed-target'), failedRow(other, 'wh-failed-other')] });
 
     const r = await postShopifyWebhook(app.url, 'shop/redact', target, { shop_id: 954889, shop_domain: target });
     expect(r.status).toBe(200);
@@ -151,7 +154,9 @@ describe('compliance topics', () => {
     expect(await app.db.delivery.count({ where: { shop: { domain: target } } })).toBe(0);
     expect(await app.db.courierEnvironment.count({ where: { endpointId: `ep_${target}` } })).toBe(0);
     expect(await app.db.webhookReceipt.count({ where: { webhookId: 'wh-before-redact' } })).toBe(0);
+    expect((await app.db.webhookInbox.findMany({ where: { shop: target }, select: { topic: true } })).map((x) => x.topic)).toEqual(['SHOP_REDACT']);
     // The other shop is untouched.
+    expect(await app.db.webhookInbox.count({ where: { shop: other } })).toBe(1);
     expect(await app.db.shop.count({ where: { domain: other } })).toBe(1);
     expect(await app.db.delivery.count({ where: { shop: { domain: other } } })).toBe(1);
     expect(await app.db.session.count({ where: { shop: other } })).toBe(1);

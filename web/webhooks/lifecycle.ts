@@ -27,7 +27,9 @@ export const shopRedact: TopicHandler = async ({ tx, shop, webhookId, log }) => 
   const sessions = await tx.session.deleteMany({ where: { shop } });
   // Keep this webhook's own receipt so a redelivery stays a duplicate.
   const receipts = await tx.webhookReceipt.deleteMany({ where: { shop, NOT: { webhookId } } });
-  log.info({ shopsDeleted: shops.count, sessionsDeleted: sessions.count, receiptsDeleted: receipts.count }, 'shop data redacted');
+  // Failed or pending inbox rows still hold orders' bodies (customers' data); this webhook's own row stays, as its dedupe key.
+  const inbox = await tx.webhookInbox.deleteMany({ where: { shop, NOT: { key: webhookId } } });
+  log.info({ shopsDeleted: shops.count, sessionsDeleted: sessions.count, receiptsDeleted: receipts.count, inboxRowsDeleted: inbox.count }, 'shop data redacted');
 };
 
 export interface CustomerPayload {
