@@ -1,7 +1,7 @@
 // The SQLite job queue's statements (web/jobs/sqlite-sql.ts): what each outcome writes and binds,
 // and one claim statement for several queues. Run against real SQLite in test/integration/jobs.test.ts.
 import { describe, expect, it } from 'vitest';
-import { claimBinds, claimJobs, outcomeUpdate, sqliteTime } from '../../web/jobs/sqlite-sql.ts';
+import { claimBinds, claimJobs, dueQueues, outcomeUpdate, sqliteTime } from '../../web/jobs/sqlite-sql.ts';
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 
@@ -29,7 +29,12 @@ describe('SQLite job statements', () => {
       const sql = claimJobs(n);
       expect(sql.match(/LIMIT \?/g)).toHaveLength(n);
       expect(sql.split('?').length - 1).toBe(3 + claimBinds('q', sqliteTime(NOW), null, 1).length * n);
-      expect(sql.match(/ORDER BY "rank", "runAt", "createdAt" LIMIT \?/g)).toHaveLength(n);
+      // Ties (jobs enqueued in the same millisecond) go by insert order.
+      expect(sql.match(/ORDER BY "rank", "runAt", "createdAt", "seq" LIMIT \?/g)).toHaveLength(n);
     }
+  });
+
+  it('asks which queues have a due job with three binds per queue', () => {
+    for (const n of [1, 3, 7]) expect(dueQueues(n).split('?').length - 1).toBe(3 * n);
   });
 });

@@ -39,19 +39,20 @@ export function claimJobs(queues: number): string {
   // oldest due jobs (as many as a queue can take), and each group's oldest due job. The groups are
   // walked one index seek each (a skip scan over Job(queue, state, groupKey, runAt)).
   const oldest = (state: string) =>
-    `SELECT "id" FROM (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "runAt" <= ? AND ${head} ORDER BY "runAt" LIMIT ${CANDIDATES})`;
+    `SELECT "id" FROM (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "runAt" <= ? AND ${head} ORDER BY "runAt", "rowid" LIMIT ${CANDIDATES})`;
   const groupHeads = (state: string) => `SELECT "id" FROM (WITH RECURSIVE "g"("k") AS (
         SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" IS NOT NULL)
         UNION ALL SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" > "g"."k") FROM "g" WHERE "g"."k" IS NOT NULL)
-      SELECT (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" = "g"."k" AND "runAt" <= ? AND ${head} ORDER BY "runAt" LIMIT 1) AS "id"
+      SELECT (SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" = "g"."k" AND "runAt" <= ? AND ${head} ORDER BY "runAt", "rowid" LIMIT 1) AS "id"
       FROM "g" WHERE "g"."k" IS NOT NULL)`;
   const candidates = [oldest('created'), oldest('retry'), groupHeads('created'), groupHeads('retry')].join(' UNION ALL ');
   const running = `(SELECT "groupKey", COUNT(*) AS "n" FROM "Job" WHERE "queue" = ? AND "state" = 'active' AND "groupKey" IS NOT NULL GROUP BY "groupKey") AS "running"`;
-  const ranked = `SELECT "Job"."id", "Job"."runAt", "Job"."createdAt", COALESCE("running"."n", 0)
-        + ROW_NUMBER() OVER (PARTITION BY COALESCE("Job"."groupKey", "Job"."id") ORDER BY "Job"."runAt", "Job"."createdAt") AS "rank"
+  // rowid last: jobs enqueued in the same millisecond start in insert order (a CI run saw A2 before A1).
+  const ranked = `SELECT "Job"."id", "Job"."runAt", "Job"."createdAt", "Job"."rowid" AS "seq", COALESCE("running"."n", 0)
+        + ROW_NUMBER() OVER (PARTITION BY COALESCE("Job"."groupKey", "Job"."id") ORDER BY "Job"."runAt", "Job"."createdAt", "Job"."rowid") AS "rank"
       FROM "Job" LEFT JOIN ${running} ON "running"."groupKey" = "Job"."groupKey"
       WHERE "Job"."id" IN (${candidates})`;
-  const due = `SELECT "id" FROM (SELECT "id" FROM (${ranked}) WHERE "rank" <= COALESCE(?, "rank") ORDER BY "rank", "runAt", "createdAt" LIMIT ?)`;
+  const due = `SELECT "id" FROM (SELECT "id" FROM (${ranked}) WHERE "rank" <= COALESCE(?, "rank") ORDER BY "rank", "runAt", "createdAt", "seq" LIMIT ?)`;
   return `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
          WHERE "id" IN (${Array.from({ length: queues }, () => due).join(' UNION ALL ')})
          RETURNING "id", "queue", "payload", "groupKey", "attempts", "maxAttempts", "lastError"`;
