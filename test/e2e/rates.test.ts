@@ -2,7 +2,7 @@
 // service with the shop simulator, whose checkout POSTs Shopify-shaped, signed rate requests
 // to the callback; the sandbox courier quotes (and is slowed down for the timeout case).
 import { expect, it } from 'vitest';
-import { accountFor, onboardShop, shopDomain } from '../../dev/demo/merchant.ts';
+import { accountFor, onboardShop, shopDomain, waitUntil } from '../../dev/demo/merchant.ts';
 import { adminCall, enableRates } from '../../dev/demo/rates.ts';
 import { priceCents } from '../../dev/sandbox/validate.ts';
 import { markedUp } from '../../web/rates/pricing.ts';
@@ -90,6 +90,10 @@ it('the settings page says what is missing: a plan without carrier-calculated sh
 it('an uninstalled shop gets no rates', async () => {
   const s = stack();
   await s.sim.uninstall(SHOP, { wait: true });
-  const r = await s.sim.checkoutRates(SHOP, { destination: near(4) });
+  // The 200 to app/uninstalled means stored (the inbox); the worker marks the shop a moment later.
+  const r = await waitUntil(async () => {
+    const answer = await s.sim.checkoutRates(SHOP, { destination: near(4) });
+    return answer.status === 200 && answer.body.rates?.length === 0 ? answer : null;
+  }, 'no rates once the uninstall is processed', { timeoutMs: 15_000 });
   expect(r).toMatchObject({ status: 200, body: { rates: [] } });
 });
