@@ -88,10 +88,15 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
 
 const LEARN_STATUSES = ['CREATED', 'IN_PROGRESS', 'CANCEL_REQUESTED_IN_SHOPIFY', 'NEEDS_ATTENTION'];
 
-async function lookupRef(ctx: AppContext, env: { shopId: string; environment: string }, ids: string[]): Promise<string | null> {
+/** The delivery a courier id names, and the generation whose booking holds it (the newest, if several). */
+interface RefMatch {
+  deliveryId: string;
+  generation: number;
+}
+
+async function lookupRef(ctx: AppContext, env: { shopId: string; environment: string }, ids: string[]): Promise<RefMatch | null> {
   if (!ids.length) return null;
-  const ref = await ctx.db.courierRef.findFirst({ where: { shopId: env.shopId, environment: env.environment, value: { in: ids } }, orderBy: { generation: 'desc' } });
-  return ref?.deliveryId ?? null;
+  return ctx.db.courierRef.findFirst({ where: { shopId: env.shopId, environment: env.environment, value: { in: ids } }, orderBy: { generation: 'desc' }, select: { deliveryId: true, generation: true } });
 }
 
 /**
@@ -149,9 +154,9 @@ export async function learnCourierIds(ctx: AppContext, envId: string, budget: nu
 export async function matchDelivery(ctx: AppContext, envId: string, ids: string[], readBudget = READS_PER_EVENT): Promise<{ deliveryId: string | null; read: string[] }> {
   const env = await ctx.db.courierEnvironment.findUniqueOrThrow({ where: { id: envId } });
   const known = await lookupRef(ctx, env, ids);
-  if (known || readBudget <= 0) return { deliveryId: known, read: [] };
+  if (known || readBudget <= 0) return { deliveryId: known?.deliveryId ?? null, read: [] };
   const { read } = await learnCourierIds(ctx, envId, readBudget);
-  return { deliveryId: read.length ? await lookupRef(ctx, env, ids) : null, read };
+  return { deliveryId: read.length ? ((await lookupRef(ctx, env, ids))?.deliveryId ?? null) : null, read };
 }
 
 function isMarkedTest(payload: string): boolean {
@@ -174,7 +179,8 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
     return;
   }
   const ids = idsOfEvent(ev.payload, ev.deliveryRef);
-  let deliveryId = await lookupRef(ctx, ev.environment, ids);
+  let ref = await lookupRef(ctx, ev.environment, ids);
+  let deliveryId = ref?.deliveryId ?? null;
   // The test webhook we asked for names no booking: recognise it before reading any courier order for it.
   if (!deliveryId && isRequestedTest({ eventId: ev.eventId, ids, receivedAt: ev.receivedAt.getTime() }, readTestWebhooks(ev.environment.testWebhooks))) {
     await ctx.db.courierEvent.update({ where: { id: ev.id }, data: { state: 'TEST', processedAt: now } });
@@ -195,21 +201,30 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
       },
     });
     // A concurrent event may have learned the id while we looked (its rematch runs after this write).
-    const late = await lookupRef(ctx, ev.environment, ids);
-    if (!late) {
+    ref = await lookupRef(ctx, ev.environment, ids);
+    if (!ref) {
       log.warn({ deliveryRef: ev.deliveryRef }, 'courier event matches no delivery yet; kept UNMATCHED');
       // A booking storing this id right now checked for waiting events before this write was
       // visible: a pass shortly after it commits matches the event by the booking's fresh refs.
       if (!opts.rematching) await enqueueRematch(ctx, ctx.db, ev.environmentId, { startAfterMs: REMATCH_AFTER_UNMATCHED_MS, known: true });
       return;
     }
-    deliveryId = late;
+    deliveryId = ref.deliveryId;
   }
-  await applyEvent(ctx, ev.id, deliveryId, now);
+  // What this job already read is handed on: the event's columns never change after intake.
+  await applyEvent(ctx, ev.id, deliveryId, now, {}, { event: ev, shopId: ev.environment.shopId, generation: ref?.deliveryId === deliveryId ? ref.generation : undefined });
 }
 
-/** Applies a stored event to a delivery, once. */
-export async function applyEvent(ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, extra: { message?: string } = {}): Promise<boolean> {
+type StoredEvent = Awaited<ReturnType<AppContext['db']['courierEvent']['findUniqueOrThrow']>>;
+
+/**
+ * Applies a stored event to a delivery, once. `known`: what the caller already read (the event row,
+ * the delivery's shop, the generation of the ref that matched), each saving a read on the hot path.
+ */
+export async function applyEvent(
+  ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, extra: { message?: string } = {},
+  known: { event?: StoredEvent; shopId?: string; generation?: number } = {},
+): Promise<boolean> {
   const applied = await ctx.db.$transaction(async (tx) => {
     // Claim first: the live path and a rematch pass may both reach one event; the row lock lets one win.
     const claimed = await tx.courierEvent.updateMany({
@@ -217,12 +232,13 @@ export async function applyEvent(ctx: AppContext, eventRowId: string, deliveryId
       data: { state: 'PROCESSED', deliveryId, processedAt: now, attempts: { increment: 1 }, lastError: null, nextAttemptAt: null },
     });
     if (!claimed.count) return false;
-    const ev = await tx.courierEvent.findUniqueOrThrow({ where: { id: eventRowId } });
+    const ev = known.event ?? (await tx.courierEvent.findUniqueOrThrow({ where: { id: eventRowId } }));
     // Which booking the event is about: a re-dispatched order's earlier courier order may still report.
-    const ref = ev.deliveryRef ? await tx.courierRef.findFirst({ where: { deliveryId, value: { in: idsOfEvent(ev.payload, ev.deliveryRef) } }, orderBy: { generation: 'desc' } }) : null;
-    const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId, generation: ref?.generation }, now);
+    const generation = known.generation
+      ?? (ev.deliveryRef ? (await tx.courierRef.findFirst({ where: { deliveryId, value: { in: idsOfEvent(ev.payload, ev.deliveryRef) } }, orderBy: { generation: 'desc' }, select: { generation: true } }))?.generation : undefined);
+    const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId, generation }, now);
     if (extra.message) await addEvent(tx, deliveryId, { kind: 'event_attached', source: 'merchant', message: extra.message });
-    if (ok) await enqueueSync(ctx, tx, deliveryId);
+    if (ok) await enqueueSync(ctx, tx, deliveryId, known.shopId);
     return ok;
   });
   if (applied) ctx.queue.notify();
