@@ -121,7 +121,7 @@ describe('flow triggers', () => {
     await s.courier.advance(booked.courierOrderId!, { to: 'delivered' });
     await waitForStatus(s.app, shop, orderId, 'DELIVERED');
     const [row] = await settled(orderId, 1, 30_000);
-    expect(row).toMatchObject({ trigger: 'delivery-delivered', state: 'sent' });
+    expect(row).toMatchObject({ trigger: 'delivery-delivered', state: 'sent', attempts: 1 });
     expect(received(sim, 'delivery-delivered', orderId)).toHaveLength(1);
     const sends = sim.log.filter((l) => l.operationName === 'FlowTriggerReceive');
     // Paced, not refused over and over: at most the one THROTTLED answer that told the app its bucket was empty.

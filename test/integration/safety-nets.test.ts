@@ -48,6 +48,16 @@ describe('retries and FAILED', () => {
     expect(new Set(all.map((r) => r.idempotencyKey))).toEqual(new Set([failed.idempotencyKey]));
     expect(new Set(all.map((r) => r.bodySha256))).toEqual(new Set([before[0]!.bodySha256]));
   }, 60_000);
+
+  it('a courier answer it could not read on every attempt is still the courier being unavailable', async () => {
+    const shop = 'unreadable.myshopify.com';
+    const sim = await installShop(s, shop);
+    await s.courier.addFault({ route: 'create', type: 'status', status: 200, body: 'not json', count: 1000 });
+    const { orderId } = await placeOrder(s, sim);
+    const failed = await waitForStatus(s.app, shop, orderId, 'FAILED', 30_000);
+    expect(failed.reasonCode).toBe('courier_unavailable');
+    expect(failed.reason).toMatch(/^Courier could not be reached after every retry/);
+  }, 60_000);
 });
 
 describe('test orders never reach the live courier', () => {

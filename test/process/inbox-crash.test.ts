@@ -4,13 +4,11 @@
 // inbox. Every acknowledged webhook is in the inbox; after a restart, and after
 // Shopify's retries of everything (acknowledged or not), every order has
 // exactly one delivery row: 0 lost, 0 duplicated. SQLite and PostgreSQL.
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../web/db/client.ts';
-import { TEST_API_KEY, TEST_API_SECRET } from '../support/app.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { scratchDatabase } from '../support/scratch-db.ts';
-import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
+import { childAppEnv, spawnApp, waitFor, type AppProcess } from '../support/process.ts';
 import { shopifyWebhookHeaders } from '../support/shopify.ts';
 import { migrateDatabase } from '../../web/db/migrate.ts';
 
@@ -19,16 +17,7 @@ const BURST = 400;
 describe.each(['sqlite', 'postgres'] as const)('SIGKILL during a webhook burst (%s)', (provider) => {
   it('loses no acknowledged webhook and books no order twice', async () => {
     const database = (await scratchDatabase(provider))!;
-    const env = {
-      NODE_ENV: 'test',
-      PORT: '0',
-      DATABASE_URL: database.url,
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      SHOPIFY_API_KEY: TEST_API_KEY,
-      SHOPIFY_API_SECRET: TEST_API_SECRET,
-      RECONCILE_INTERVAL_SECONDS: '0',
-      LOG_LEVEL: 'info',
-    };
+    const env = childAppEnv(database.url);
     const shop = `crash-${provider}.myshopify.com`;
     const apps: AppProcess[] = [];
     let opened: Database | null = null;

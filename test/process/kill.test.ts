@@ -5,7 +5,6 @@
 // simulator (dispatch reads the order's fulfillment orders), reached through the
 // development entry point (dev/start.ts), as in the demo.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../web/db/client.ts';
@@ -17,7 +16,7 @@ import { TEST_API_KEY, TEST_API_SECRET } from '../support/app.ts';
 import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { ROOT } from '../support/paths.ts';
 import { scratchDatabase } from '../support/scratch-db.ts';
-import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
+import { childAppEnv, spawnApp, waitFor, type AppProcess } from '../support/process.ts';
 
 let sandbox: RunningSandbox;
 let courier: SandboxControl;
@@ -37,19 +36,11 @@ afterAll(async () => {
 describe.each(['sqlite', 'postgres'] as const)('SIGKILL after the courier committed (%s)', (provider) => {
   it('restarts into exactly one courier order and a CREATED delivery', async () => {
     const database = (await scratchDatabase(provider))!;
-    const env = {
-      NODE_ENV: 'test',
-      PORT: '0',
-      DATABASE_URL: database.url,
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      SHOPIFY_API_KEY: TEST_API_KEY,
-      SHOPIFY_API_SECRET: TEST_API_SECRET,
+    const env = childAppEnv(database.url, {
       COURIER_TEST_BASE_URL: sandbox.url,
       SHOP_SIMULATOR_URL: sim.url,
       JOB_TIMEOUT_SECONDS: '4',
-      RECONCILE_INTERVAL_SECONDS: '0',
-      LOG_LEVEL: 'info',
-    };
+    });
     const apps: AppProcess[] = [];
     let opened: Database | null = null;
     try {

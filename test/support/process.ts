@@ -1,6 +1,8 @@
 // Runs the app's real entry point (`node web/index.ts`) as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { TEST_API_KEY, TEST_API_SECRET } from './app.ts';
 import { ROOT } from './paths.ts';
 
 export interface AppProcess {
@@ -8,6 +10,21 @@ export interface AppProcess {
   output: () => string;
   url: () => Promise<string>;
   exited: Promise<number | null>;
+}
+
+/** The environment a test app child process runs with, over databaseUrl; extra adds or overrides. */
+export function childAppEnv(databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    SHOPIFY_API_KEY: TEST_API_KEY,
+    SHOPIFY_API_SECRET: TEST_API_SECRET,
+    RECONCILE_INTERVAL_SECONDS: '0',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
 }
 
 export function spawnApp(env: Record<string, string | undefined>, opts: { cwd?: string; entry?: string } = {}): AppProcess {

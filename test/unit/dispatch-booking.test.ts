@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { adoptedResult, duplicateReason, liveOrders, matchReference, nextCreateStep, summarise } from '../../web/dispatch/booking.ts';
+import { adoptedResult, bookingFailure, duplicateReason, liveOrders, matchReference, nextCreateStep, summarise } from '../../web/dispatch/booking.ts';
 import { checkFix } from '../../web/dispatch/fix.ts';
 import { mapOrderToRequest, requestProblems, type MappingContext } from '../../web/dispatch/mapping.ts';
 import { parseOrderSnapshot } from '../../web/order/snapshot.ts';
-import { errorDetails } from '../../web/delivery/errors.ts';
+import { BadResponseError, errorDetails, OutcomeUnknownError, RejectedError, TransientError } from '../../web/delivery/errors.ts';
+import { ShopifyAdminError } from '../../web/shopify/admin-api.ts';
 import type { CourierOrderView } from '../../web/delivery/types.ts';
 import { SettingsSchema } from '../../web/settings/schema.ts';
 import { paidOrder } from '../support/orders.ts';
@@ -180,5 +181,23 @@ describe('errorDetails: every courier validation detail', () => {
     expect(errorDetails('<html>')).toEqual([]);
     expect(errorDetails(undefined)).toEqual([]);
     expect(errorDetails('null')).toEqual([]);
+  });
+});
+
+describe('bookingFailure (a dispatch job out of attempts)', () => {
+  const courier = (m: string) => `Courier could not be reached after every retry: ${m}`;
+  const booking = (m: string) => `Booking failed after every retry: ${m}`;
+  it.each([
+    ['courier 5xx', new TransientError('HTTP 503 from the courier'), courier('HTTP 503 from the courier')],
+    ['create with no answer', new OutcomeUnknownError('timed out after 10000 ms'), courier('timed out after 10000 ms')],
+    // runDispatch wraps a 2xx it could not read so the queue retries it.
+    ['unreadable courier answer, wrapped', new Error('not JSON', { cause: new BadResponseError('not JSON') }), courier('not JSON')],
+    ['database', new Error('Timed out fetching a new connection from the connection pool'), booking('Timed out fetching a new connection from the connection pool')],
+    ['programming error', new TypeError("Cannot read properties of undefined (reading 'id')"), booking("Cannot read properties of undefined (reading 'id')")],
+    ['Shopify', new ShopifyAdminError('Shopify answered HTTP 502', { retryable: true, status: 502 }), booking('Shopify answered HTTP 502')],
+    ['a courier refusal wrapped by something else', new Error('x', { cause: new RejectedError('x') }), booking('x')],
+    ['not an Error', 'boom', booking('boom')],
+  ])('%s', (_what, error, message) => {
+    expect(bookingFailure(error)).toEqual({ reasonCode: 'courier_unavailable', message });
   });
 });

@@ -9,6 +9,8 @@
 // holds none is the stored request sent again, same key, same bytes. After
 // every booking the reference is checked once more: more than one courier
 // order for it is shown to the merchant with every id (see duplicateReason).
+// And what a booking out of attempts is blamed on (bookingFailure).
+import { DeliveryApiError } from '../delivery/errors.ts';
 import type { CourierOrderSummary, CourierOrderView, CreateOrderResult } from '../delivery/types.ts';
 import { isFailure } from '../lifecycle/progress.ts';
 
@@ -83,4 +85,21 @@ export function duplicateReason(all: CourierOrderSummary[]): string {
     `The courier holds ${all.length} orders for this Shopify order: ${all.map(ids).join(', ')}. ` +
     `This app tracks ${ids(keep!)}; cancel ${extras.map(ids).join(', ')} in the courier portal, then mark this resolved.`
   );
+}
+
+/** The courier could not be reached or gave no usable answer (as actions.ts refusalOf); runDispatch wraps bad_response to retry it. */
+export function courierUnavailable(e: unknown): boolean {
+  const d = e instanceof DeliveryApiError ? e : e instanceof Error && e.cause instanceof DeliveryApiError ? e.cause : null;
+  return d !== null && (d.kind === 'transient' || d.kind === 'bad_response');
+}
+
+/**
+ * Why a dispatch job that ran out of attempts left its delivery FAILED. Only a courier that could
+ * not be reached is blamed on the courier; anything else (the database, Shopify, a bug) says so.
+ * Both under courier_unavailable: a code of its own would need the admin catalogues in every language.
+ */
+export function bookingFailure(e: unknown): { reasonCode: 'courier_unavailable'; message: string } {
+  const err = e instanceof Error ? e.message : String(e);
+  const message = courierUnavailable(e) ? `Courier could not be reached after every retry: ${err}` : `Booking failed after every retry: ${err}`;
+  return { reasonCode: 'courier_unavailable', message };
 }

@@ -15,7 +15,7 @@
 import type { AppContext } from '../context.ts';
 import { MissingCredentialsError } from '../context.ts';
 import { DeliveryApiError, errorDetails, OutcomeUnknownError, parseCreateOrderBody, serializeCreateOrder, type CreateOrderResult } from '../delivery/index.ts';
-import { adoptedResult, matchReference, nextCreateStep, summarise } from './booking.ts';
+import { adoptedResult, bookingFailure, matchReference, nextCreateStep, summarise } from './booking.ts';
 import { parseStoredSettings, type EnvironmentName, type Settings } from '../settings/schema.ts';
 import type { CourierAccess } from '../delivery/types.ts';
 import { cachedCourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
@@ -194,7 +194,8 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     }
     await ctx.db.delivery.update({ where: { id: d.id }, data: { lastError: errorMessage(e), ...(unknown ? {} : { createSentAt: null }) } });
     log.warn({ err: errorMessage(e), outcomeUnknown: unknown }, 'courier create failed; the job will retry');
-    throw e instanceof DeliveryApiError && !e.retryable ? new Error(e.message) : e;
+    // Wrapped so the queue retries it; the cause tells markFailed it was the courier's answer.
+    throw e instanceof DeliveryApiError && !e.retryable ? new Error(e.message, { cause: e }) : e;
   }
   // The row as this job left it (tries incremented): recordCreated's update checks it is still current.
   await recordCreated(ctx, d.id, d.generation, access, result, settings.fulfillment.trigger === 'accepted', { ...d, tries: d.tries + 1 });
@@ -368,10 +369,10 @@ async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown)
     const message = `Shipping address has no coordinates, and the geocoder failed after every retry: ${error.message}`;
     return attention(ctx, { id: job.deliveryId, generation: job.generation, reasonCode: null, courierOrderId: null, tries: 0 }, 'missing_coordinates', message, { lastError: error.message });
   }
-  const message = `Courier could not be reached after every retry: ${errorMessage(error)}`;
+  const { reasonCode, message } = bookingFailure(error);
   await ctx.db.$transaction((tx) =>
     transition(tx, null, { id: job.deliveryId, generation: job.generation, status: 'PENDING', reasonCode: null, courierOrderId: null, tries: 0 }, {
-      event: 'booking_failed', data: { reasonCode: 'courier_unavailable', reason: message, lastError: errorMessage(error) }, timeline: { kind: 'failed', message },
+      event: 'booking_failed', data: { reasonCode, reason: message, lastError: errorMessage(error) }, timeline: { kind: 'failed', message },
     }));
   ctx.log.error({ deliveryId: job.deliveryId, err: errorMessage(error) }, 'dispatch failed after the last attempt');
 }

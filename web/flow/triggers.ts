@@ -21,7 +21,6 @@ import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { sendFlowTrigger } from '../shopify/operations.ts';
 import { paced } from '../shopify/paced-jobs.ts';
-import { ShopifyBudgetWait } from '../shopify/pacer.ts';
 import { buildTriggerPayload, skipReason } from './payloads.ts';
 
 export const FLOW_TRIGGER_RETRY = { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 };
@@ -103,20 +102,20 @@ export async function sendQueuedTrigger(ctx: AppContext, eventId: string): Promi
     log.error({ err: errorMessage(err) }, 'flow trigger could not be built');
     return;
   }
+  // Counted before the call, so a crash during it still counts; a deferral takes it back (registerFlowTriggerJobs).
   await ctx.db.flowTriggerEvent.update({ where: { id: e.id }, data: { attempts: { increment: 1 } }, select: { id: true } });
-  try {
-    await sendFlowTrigger(ctx.admin, shop.domain, e.trigger, payload);
-  } catch (err) {
-    // Deferred before sending, for the shop's API budget: not an attempt.
-    if (err instanceof ShopifyBudgetWait) await ctx.db.flowTriggerEvent.update({ where: { id: e.id }, data: { attempts: { decrement: 1 } }, select: { id: true } });
-    throw err;
-  }
+  await sendFlowTrigger(ctx.admin, shop.domain, e.trigger, payload);
   await finish(ctx, e.id, 'sent', null);
   log.info('flow trigger sent');
 }
 
 export async function registerFlowTriggerJobs(ctx: AppContext): Promise<void> {
-  await ctx.queue.work<FlowTriggerJobData>(JOBS.flowTrigger, paced(ctx, JOBS.flowTrigger, (job) => sendQueuedTrigger(ctx, job.data.eventId)), {
+  await ctx.queue.work<FlowTriggerJobData>(JOBS.flowTrigger, paced(ctx, JOBS.flowTrigger, (job) => sendQueuedTrigger(ctx, job.data.eventId), {
+    // Deferred for the shop's API budget: not an attempt. Only the Shopify call defers, after the count.
+    onDeferred: async (tx, job) => {
+      await tx.flowTriggerEvent.update({ where: { id: job.data.eventId }, data: { attempts: { decrement: 1 } }, select: { id: true } });
+    },
+  }), {
     concurrency: 2,
     retry: FLOW_TRIGGER_RETRY,
     onExhausted: async (job, error) => {

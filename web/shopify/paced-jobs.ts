@@ -2,7 +2,7 @@
 // worker: the same job is queued again for when the budget pays, and this run ends
 // without failing (no attempt spent). Meanwhile the workers serve other shops' jobs,
 // so one shop's sale does not hold another shop's orders (docs/shopify-rate-limits.md).
-import type { Db } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import type { Job, JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../ops/logger.ts';
 import { ShopifyBudgetWait } from './pacer.ts';
@@ -11,14 +11,27 @@ import { ShopifyBudgetWait } from './pacer.ts';
 export const DEFER_AFTER_MS = 250;
 const MAX_DEFER_MS = 60_000;
 
-export function paced<T>(ctx: { db: Db; queue: JobQueue; log: Logger }, name: string, handler: (job: Job<T>) => Promise<void>): (job: Job<T>) => Promise<void> {
+export interface PacedOptions<T> {
+  /** Runs in the transaction that queues the deferred job again: e.g. to take back an attempt the handler counted. */
+  onDeferred?: (tx: Tx, job: Job<T>) => Promise<void>;
+}
+
+export function paced<T>(
+  ctx: { db: Db; queue: JobQueue; log: Logger },
+  name: string,
+  handler: (job: Job<T>) => Promise<void>,
+  opts: PacedOptions<T> = {},
+): (job: Job<T>) => Promise<void> {
   return async (job) => {
     try {
       await handler(job);
     } catch (e) {
       if (!(e instanceof ShopifyBudgetWait)) throw e;
       // Capped: the budget is known only as of its last answer; a minute later the job looks again.
-      await ctx.db.$transaction((tx) => ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: Math.min(e.retryAfterMs, MAX_DEFER_MS), ...(job.group ? { group: job.group } : {}) }));
+      await ctx.db.$transaction(async (tx) => {
+        await opts.onDeferred?.(tx, job);
+        await ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: Math.min(e.retryAfterMs, MAX_DEFER_MS), ...(job.group ? { group: job.group } : {}) });
+      });
       ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs }, "the shop's Shopify API budget is spent; the job runs again when it pays");
     }
   };
