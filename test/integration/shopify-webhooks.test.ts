@@ -62,6 +62,20 @@ describe('POST /api/webhooks', () => {
     expect(receipts[0]).toMatchObject({ topic: 'ORDERS_PAID', shop: 'a.myshopify.com' });
   });
 
+  it('does nothing for a webhook id processed before its inbox row was pruned: the receipt remembers it', async () => {
+    const webhookId = 'wh-pruned-then-again';
+    await seedShop('receipts.myshopify.com');
+    const first = await postShopifyWebhook(app.url, 'orders/paid', 'receipts.myshopify.com', { ...order, id: 820982911946154601, name: '#1601' }, { webhookId });
+    expect(first).toMatchObject({ status: 200 });
+    expect(first.body.ignored).toBeUndefined();
+    await app.db.webhookInbox.delete({ where: { key: webhookId } }); // what pruning does to a done row
+    // The same webhook id again, with another order in it: recorded, and nothing booked for it.
+    const again = await postShopifyWebhook(app.url, 'orders/paid', 'receipts.myshopify.com', { ...order, id: 820982911946154602, name: '#1602' }, { webhookId });
+    expect(again).toMatchObject({ status: 200, body: { ignored: true, reason: 'duplicate webhook' } });
+    expect(await app.db.delivery.count({ where: { shopifyOrderId: '820982911946154602' } })).toBe(0);
+    expect(await app.db.webhookReceipt.count({ where: { webhookId } })).toBe(1);
+  });
+
   it('answers 401 to a wrong HMAC and stores nothing', async () => {
     const r = await postShopifyWebhook(app.url, 'orders/paid', 'a.myshopify.com', order, { webhookId: 'wh-forged', secret: 'not-the-secret' });
     expect(r.status).toBe(401);

@@ -85,7 +85,8 @@ export function ordersPaidHandler(queue: JobQueue, clock: () => number): TopicHa
           customerId: order.customer?.id ?? null,
           createdAt: now,
         },
-        select: { id: true },
+        // shopId: the dispatch job's group, without reading the row back (runEffects).
+        select: { id: true, shopId: true },
       });
       // The timeline in one createMany: nested in the create (`events: { create }`) the insert cost about twice the CPU.
       await tx.deliveryEvent.createMany({

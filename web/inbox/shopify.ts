@@ -7,6 +7,7 @@ import type { Logger } from '../ops/logger.ts';
 import { parseShopifyJson } from '../shopify/json.ts';
 import { payloadMismatch } from '../shopify/webhook-guard.ts';
 import { storableDeep } from '../security/text.ts';
+import { insertReceipt, type Provider } from './sql.ts';
 
 export interface WebhookContext {
   tx: Tx;
@@ -43,7 +44,7 @@ export async function processShopifyWebhook(
   tx: Tx,
   w: ShopifyInput,
   handlers: TopicHandlers,
-  opts: { log: Logger; rerun: boolean; afterCommit: (fn: () => unknown) => void },
+  opts: { log: Logger; rerun: boolean; afterCommit: (fn: () => unknown) => void; provider: Provider; now: number },
 ): Promise<string | null> {
   let payload: unknown;
   try {
@@ -56,10 +57,7 @@ export async function processShopifyWebhook(
   const handler = handlers[w.topic];
   let outcome: string | null = mismatch ? `ignored: ${mismatch}` : !handler ? 'ignored: no handler for this topic' : null;
   // The receipt: a webhook id seen before the inbox existed (or after its row was pruned) does nothing.
-  // The first run lets the unique index say so (a violation sends it to the rerun); the rerun looks first,
-  // since a failed statement would abort a PostgreSQL transaction.
-  if (opts.rerun && (await tx.webhookReceipt.findUnique({ where: { webhookId: w.webhookId }, select: { id: true } }))) return 'ignored: duplicate webhook';
-  await tx.webhookReceipt.create({ data: { webhookId: w.webhookId, topic: w.topic, shop: w.shop, outcome }, select: { id: true } });
+  if (!(await insertReceipt(tx, opts.provider, { webhookId: w.webhookId, topic: w.topic, shop: w.shop, outcome }, opts.now))) return 'ignored: duplicate webhook';
   if (outcome || !handler) return outcome;
   const log = opts.log.child({ shop: w.shop, topic: w.topic, webhookId: w.webhookId });
   const ignore = (reason: string) => {

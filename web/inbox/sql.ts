@@ -2,6 +2,7 @@
 // client: these run once per webhook (insert) or once per batch (claim, settle),
 // where Prisma's query compiler was the largest cost (issue 24). Placeholders are
 // written $1…$n and turned into SQLite's `?` (each is used once, in order).
+import { randomUUID } from 'node:crypto';
 import type { DatabaseTarget } from '../db/url.ts';
 import type { Tx } from '../db/client.ts';
 
@@ -48,6 +49,19 @@ export function claimSql(provider: Provider): string {
     `SELECT "id", "source", "key", "topic", "shop", "body", "attempts" FROM "WebhookInbox"
      WHERE "state" = 'pending' AND "nextAttemptAt" <= $1${TS} ORDER BY "nextAttemptAt", "id" LIMIT $2${provider === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
   );
+}
+
+/**
+ * The webhook's receipt, once per webhook id (one per processed webhook: raw, not a compiled create).
+ * Resolves false when a receipt already exists: the webhook was processed before (before the inbox
+ * existed, or after its row was pruned) and does nothing now.
+ */
+export async function insertReceipt(tx: Tx, provider: Provider, r: { webhookId: string; topic: string; shop: string; outcome: string | null }, now: number): Promise<boolean> {
+  const n = await tx.$executeRawUnsafe(
+    sql(provider, `INSERT INTO "WebhookReceipt" ("id", "webhookId", "topic", "shop", "outcome", "receivedAt") VALUES ($1, $2, $3, $4, $5, $6${TS}) ON CONFLICT ("webhookId") DO NOTHING`),
+    randomUUID(), r.webhookId, r.topic, r.shop, r.outcome, dbTime(provider, now),
+  );
+  return n === 1;
 }
 
 /** One row again, locked (the one-by-one retry after a batch failed). */

@@ -245,6 +245,8 @@ export class InboxWorker {
         log: this.#ctx.log,
         rerun,
         afterCommit: (fn) => after.push(fn),
+        provider: this.#provider,
+        now: this.#ctx.now(),
       });
       if (outcome) this.#ctx.log.warn({ shop: row.shop, topic: row.topic, webhookId: row.key, outcome }, 'shopify webhook acknowledged without effect');
       return { ok: true, outcome };
