@@ -185,8 +185,8 @@ describe('errorDetails: every courier validation detail', () => {
 });
 
 describe('bookingFailure (a dispatch job out of attempts)', () => {
-  const courier = (m: string) => `Courier could not be reached after every retry: ${m}`;
-  const booking = (m: string) => `Booking failed after every retry: ${m}`;
+  const courier = (m: string) => ({ reasonCode: 'courier_unavailable', message: `Courier could not be reached after every retry: ${m}` });
+  const booking = (m: string) => ({ reasonCode: 'booking_failed', message: `Booking failed after every retry: ${m}` });
   it.each([
     ['courier 5xx', new TransientError('HTTP 503 from the courier'), courier('HTTP 503 from the courier')],
     ['create with no answer', new OutcomeUnknownError('timed out after 10000 ms'), courier('timed out after 10000 ms')],
@@ -197,7 +197,7 @@ describe('bookingFailure (a dispatch job out of attempts)', () => {
     ['Shopify', new ShopifyAdminError('Shopify answered HTTP 502', { retryable: true, status: 502 }), booking('Shopify answered HTTP 502')],
     ['a courier refusal wrapped by something else', new Error('x', { cause: new RejectedError('x') }), booking('x')],
     ['not an Error', 'boom', booking('boom')],
-  ])('%s', (_what, error, message) => {
-    expect(bookingFailure(error)).toEqual({ reasonCode: 'courier_unavailable', message });
+  ])('%s', (_what, error, failure) => {
+    expect(bookingFailure(error)).toEqual(failure);
   });
 });

@@ -96,10 +96,10 @@ export function courierUnavailable(e: unknown): boolean {
 /**
  * Why a dispatch job that ran out of attempts left its delivery FAILED. Only a courier that could
  * not be reached is blamed on the courier; anything else (the database, Shopify, a bug) says so.
- * Both under courier_unavailable: a code of its own would need the admin catalogues in every language.
  */
-export function bookingFailure(e: unknown): { reasonCode: 'courier_unavailable'; message: string } {
+export function bookingFailure(e: unknown): { reasonCode: 'courier_unavailable' | 'booking_failed'; message: string } {
   const err = e instanceof Error ? e.message : String(e);
-  const message = courierUnavailable(e) ? `Courier could not be reached after every retry: ${err}` : `Booking failed after every retry: ${err}`;
-  return { reasonCode: 'courier_unavailable', message };
+  return courierUnavailable(e)
+    ? { reasonCode: 'courier_unavailable', message: `Courier could not be reached after every retry: ${err}` }
+    : { reasonCode: 'booking_failed', message: `Booking failed after every retry: ${err}` };
 }

@@ -26,6 +26,8 @@ export type ReasonCode =
   | 'courier_scope'
   | 'idempotency_conflict'
   | 'courier_unavailable'
+  // Every booking attempt failed on our side (not the courier's): the error is on the timeline.
+  | 'booking_failed'
   | 'courier_failed'
   | 'courier_cancelled'
   | 'cancel_with_courier'
