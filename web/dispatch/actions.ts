@@ -7,6 +7,7 @@ import { isUniqueViolation, type Tx } from '../db/client.ts';
 import { DeliveryApiError } from '../delivery/index.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { ShopifyAdminError } from '../shopify/admin-api.ts';
+import { courierUnavailable } from './booking.ts';
 import { courierErrorText, reasonForCourierError } from './dispatcher.ts';
 import { ActionError, dispatchNow, fixAndRetry, recordAndDispatch, redispatch, retryDelivery } from './service.ts';
 import { checkDeliveryNow } from '../fulfillment/reconcile.ts';
@@ -97,7 +98,7 @@ export function refusalOfStatus(e: { status: number; message: string }, unproces
 export function refusalOf(e: unknown): ActionRefusal | null {
   if (e instanceof ActionError) return refusalOfStatus(e, 'not_eligible');
   if (e instanceof DeliveryApiError) {
-    const code = e.kind === 'transient' || e.kind === 'bad_response' ? 'courier_unavailable' : reasonForCourierError(e);
+    const code = courierUnavailable(e) ? 'courier_unavailable' : reasonForCourierError(e);
     return { outcome: 'refused', code, message: `Courier: ${courierErrorText(e)}` };
   }
   if (e instanceof MissingCredentialsError) return { outcome: 'refused', code: 'courier_credentials', message: e.message };

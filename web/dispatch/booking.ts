@@ -87,7 +87,7 @@ export function duplicateReason(all: CourierOrderSummary[]): string {
   );
 }
 
-/** The courier could not be reached or gave no usable answer (as actions.ts refusalOf); runDispatch wraps bad_response to retry it. */
+/** The courier could not be reached or gave no usable answer (a merchant action's refusal and a booking out of attempts); runDispatch wraps bad_response to retry it. */
 export function courierUnavailable(e: unknown): boolean {
   const d = e instanceof DeliveryApiError ? e : e instanceof Error && e.cause instanceof DeliveryApiError ? e.cause : null;
   return d !== null && (d.kind === 'transient' || d.kind === 'bad_response');
