@@ -237,13 +237,17 @@ describe('Admin GraphQL over HTTP', () => {
       const api = createAdminApi({ apiVersion: API_VERSION, accessToken: async () => TOKEN, log, sleep: async (ms) => { waits.push(ms); await new Promise((r) => setTimeout(r, ms)); } });
       const data = await api.request(SHOP, ORDER_FOR_DISPATCH, { id: order.gid });
       expect(data.order.name).toBe('#1001');
-      // One wait, for the bucket the THROTTLED answer reported (just short of the call's cost): a few ms, no backoff.
-      expect(waits).toHaveLength(1);
-      expect(waits[0]).toBeLessThan(100);
+      // It waits for the points the THROTTLED answer said were missing (just short of the call's cost): a few
+      // ms, no backoff. A timer that fires a millisecond early (seen in CI under load: waits [10, 1]) meets the
+      // bucket one point short once more, and the client waits for that point too.
+      expect(waits.length).toBeGreaterThanOrEqual(1);
+      expect(waits.length).toBeLessThanOrEqual(2);
+      expect(waits.reduce((a, b) => a + b, 0)).toBeLessThan(100);
+      const outcomes = (await ctl.operations(SHOP, 'OrderForDispatch')).map((e) => e.outcome);
+      expect(outcomes).toEqual([...Array(waits.length + 1).fill('throttled'), 'ok']);
     } finally {
       await restoreDispatcher(previous);
     }
-    expect((await ctl.operations(SHOP, 'OrderForDispatch')).map((e) => e.outcome)).toEqual(['throttled', 'throttled', 'ok']);
   });
 
   it('throttles only the operations named, and says which field is wrong', async () => {
