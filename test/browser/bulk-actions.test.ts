@@ -36,8 +36,11 @@ it('selects rows, dispatches them with one click and shows each result, partial 
   await page.getByText('Dispatch: 2 queued, 1 refused, 0 not found').waitFor();
   await page.locator('s-list-item').filter({ hasText: `${booked.payload.name}: delivery is CREATED; nothing to retry` }).waitFor();
   await page.locator('s-list-item').filter({ hasText: `${skipped.payload.name}: Queued for dispatch` }).waitFor();
-  await row(booked.payload.name).getByText('Refused', { exact: true }).waitFor();
-  await row(skipped.payload.name).getByText('Queued', { exact: true }).waitFor();
+  // Each row's result badge sits beside its checkbox, in the first cell: a delivery whose status is PENDING
+  // also shows "Queued" in its status cell once the list refreshes.
+  const result = (name: string, text: string) => row(name).locator('s-table-cell').first().getByText(text, { exact: true });
+  await result(booked.payload.name, 'Refused').waitFor();
+  await result(skipped.payload.name, 'Queued').waitFor();
   await screenshot(page, 'deliveries-bulk');
 
   // The courier books one and refuses the other; the list shows it on Refresh.
