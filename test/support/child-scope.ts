@@ -10,9 +10,13 @@ import type { AppProcess } from './process.ts';
 export function childProcessScope(prefix: string): { running: AppProcess[]; tempDir: () => string } {
   const running: AppProcess[] = [];
   const dirs: string[] = [];
-  afterEach(() => {
-    for (const p of running.splice(0)) p.child.kill('SIGKILL');
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  afterEach(async () => {
+    // A killed child may still be writing its database files: removing its directory before it has
+    // exited failed once with ENOTEMPTY (CI under load). So wait for the exit, and retry the removal.
+    const stopping = running.splice(0);
+    for (const p of stopping) p.child.kill('SIGKILL');
+    await Promise.all(stopping.map((p) => p.exited));
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   });
   const tempDir = () => {
     const d = mkdtempSync(join(tmpdir(), prefix));
