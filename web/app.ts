@@ -51,7 +51,10 @@ export function buildApp(s: AppServices): Express {
     provider: ctx.database.provider,
     box: ctx.box,
     topics: new Set(Object.keys(shopifyTopicHandlers(ctx))),
-    received: () => ctx.inbox?.received(),
+    received: () => {
+      ctx.intake?.received();
+      ctx.inbox?.received();
+    },
     now: ctx.now,
     log: ctx.log,
   }));

@@ -8,6 +8,7 @@ import { guardedAgent, type CourierUrlPolicy, type LookupAll } from './delivery/
 import type { Dispatcher } from 'undici';
 import type { JobQueue } from './jobs/queue.ts';
 import type { InboxWorker } from './inbox/worker.ts';
+import type { IntakeFirst } from './jobs/intake-first.ts';
 import type { Logger } from './ops/logger.ts';
 import type { SecretBox } from './security/crypto.ts';
 import type { AdminApi } from './shopify/admin-api.ts';
@@ -26,6 +27,8 @@ export interface AppContext {
   now: () => number;
   /** The webhook inbox's worker (the server; absent in the CLI). */
   inbox?: InboxWorker;
+  /** Told of every webhook received, so background jobs yield to intake (the server; absent in the CLI). */
+  intake?: IntakeFirst;
 }
 
 export interface CourierClientTuning {

@@ -11,6 +11,7 @@ import { registerDispatchJobs, DISPATCH_RETRY } from './dispatch/dispatcher.ts';
 import { registerRoutingJobs } from './dispatch/routing.ts';
 import { registerFulfillmentJobs, type FulfillmentJobOptions } from './fulfillment/jobs.ts';
 import { createJobQueue } from './jobs/index.ts';
+import { IntakeFirst } from './jobs/intake-first.ts';
 import type { Logger } from './ops/logger.ts';
 import { SecretBox } from './security/crypto.ts';
 import { loadOrCreateDevKey } from './security/dev-key.ts';
@@ -79,8 +80,12 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   // One Shopify budget per shop for the whole runtime (both clients below); on PostgreSQL shared by every instance.
   const pacer = shopifyPacer(database, () => clock.now());
   const admin = createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }), pacer, now: () => clock.now() });
+  // The server's jobs yield to webhook intake while it needs the event loop (web/jobs/intake-first.ts).
+  // A wait counts against a pg-boss job's expiry: at most a quarter of it.
+  const intake = opts.workers ? new IntakeFirst({ maxWaitMs: Math.min(1_000, config.jobTimeoutSeconds * 250) }) : undefined;
   const queue = await createJobQueue(database, {
     log,
+    ...(intake ? { intakeFirst: intake } : {}),
     pgboss: { expireInSeconds: config.jobTimeoutSeconds, superviseIntervalSeconds: Math.min(30, Math.max(1, Math.floor(config.jobTimeoutSeconds / 2))) },
     ...opts.queue,
   });
@@ -96,6 +101,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
       policy: courierUrlPolicy(config.nodeEnv),
     }),
     now: () => clock.now(),
+    ...(intake ? { intake } : {}),
   };
   let flow: { stop(): Promise<void> } | null = null;
   if (opts.workers) {
@@ -131,6 +137,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     shopify,
     async close() {
       unobserve();
+      intake?.stop();
       await ctx.inbox?.stop();
       await flow?.stop();
       await queue.stop({ graceMs: 10_000 });

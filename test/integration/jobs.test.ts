@@ -351,6 +351,38 @@ describe(`job queue on ${provider}`, () => {
     await waitFor(async () => (await stateOf(second, 'durable', id!)) === 'completed', 'the job to complete');
   });
 
+  it('intakeFirst: a claimed job waits to start while intake holds it back, then runs once; stopped meanwhile, it is given back and runs elsewhere', async () => {
+    // The gate's own rule (busy webhooks and a late loop) is tested in test/unit/intake-first.test.ts;
+    // here, what the queue does with its answer.
+    let held = true;
+    const turn = async (signal?: AbortSignal) => {
+      while (held && !signal?.aborted) await sleep(10);
+    };
+    const ran: Array<{ name: string; attempt: number }> = [];
+    const first = await newQueue(database, { intakeFirst: { turn } });
+    await first.work('held', async (job) => void ran.push({ name: job.name, attempt: job.attempt }));
+    await first.work('held-stop', async (job) => void ran.push({ name: job.name, attempt: job.attempt }));
+    await first.start();
+    const id = await enqueueCommitted(first, 'held', { deliveryId: 'h1' });
+    await waitFor(async () => (await stateOf(first, 'held', id!)) === 'active', 'the job to be claimed');
+    await sleep(pg ? 1_000 : 200);
+    expect(ran).toEqual([]);
+    held = false;
+    await waitFor(async () => (await stateOf(first, 'held', id!)) === 'completed', 'the job to run once intake lets it');
+    expect(ran).toEqual([{ name: 'held', attempt: 1 }]);
+
+    held = true;
+    const id2 = await enqueueCommitted(first, 'held-stop', { deliveryId: 'h2' });
+    await waitFor(async () => (await stateOf(first, 'held-stop', id2!)) === 'active', 'the second job to be claimed');
+    await first.stop({ graceMs: 0 });
+    expect(ran).toHaveLength(1);
+    const second = await newQueue();
+    await second.work('held-stop', async (job) => void ran.push({ name: job.name, attempt: job.attempt }));
+    await second.start();
+    await waitFor(async () => (await stateOf(second, 'held-stop', id2!)) === 'completed', 'the given-back job to run on another instance');
+    expect(ran).toEqual([{ name: 'held', attempt: 1 }, { name: 'held-stop', attempt: 2 }]);
+  });
+
   it('runs again a job whose instance stopped without grace mid-run', async () => {
     let signal: AbortSignal | undefined;
     const first = await newQueue();

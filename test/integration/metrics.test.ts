@@ -48,6 +48,7 @@ describe('/metrics', () => {
     expect(text).toContain('# TYPE sdd_intake_request_duration_seconds histogram');
     expect(text).toContain('# TYPE sdd_courier_request_duration_seconds histogram');
     expect(text).toContain('# TYPE sdd_shopify_throttle_wait_seconds histogram');
+    expect(text).toContain('# TYPE sdd_job_intake_wait_seconds histogram');
     // Per queue, for every queue holding live jobs (this one's job is not due yet).
     expect(sample(text, 'sdd_queue_waiting_jobs{queue="metrics-probe"}')).toBe(0);
     expect(text).toMatch(/^sdd_queue_lag_seconds\{queue="metrics-probe"\} 0$/m);

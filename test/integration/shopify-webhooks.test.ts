@@ -1,6 +1,6 @@
 // Shopify webhooks over real HTTP against the app: HMAC, deduplication,
 // uninstall, and the compliance topics doing real work on stored rows.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Session } from '@shopify/shopify-api';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createSessionStorage, OFFLINE_SESSION_TTL_MS } from '../../web/db/session-storage.ts';
@@ -74,6 +74,22 @@ describe('POST /api/webhooks', () => {
     expect(again).toMatchObject({ status: 200, body: { ignored: true, reason: 'duplicate webhook' } });
     expect(await app.db.delivery.count({ where: { shopifyOrderId: '820982911946154602' } })).toBe(0);
     expect(await app.db.webhookReceipt.count({ where: { webhookId } })).toBe(1);
+  });
+
+  it('tells intake-first of each webhook stored and of each courier webhook, so background jobs yield while they arrive', async () => {
+    const intake = app.ctx.intake!;
+    const calls = vi.spyOn(intake, 'received');
+    try {
+      const res = await postShopifyWebhook(app.url, 'orders/paid', 'intake-first.myshopify.com', { ...order, id: 820982911946154777, name: '#1777' });
+      expect(res.status).toBe(200);
+      expect(calls).toHaveBeenCalledTimes(1);
+      // A courier webhook counts from its first byte (even one refused): it needs the loop too.
+      const courier = await fetch(`${app.url}/webhooks/delivery/ep_${'x'.repeat(20)}`, { method: 'POST', body: '{}' });
+      expect(courier.status).toBeGreaterThanOrEqual(400);
+      expect(calls).toHaveBeenCalledTimes(2);
+    } finally {
+      calls.mockRestore();
+    }
   });
 
   it('answers 401 to a wrong HMAC and stores nothing', async () => {

@@ -88,6 +88,7 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
     express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
       const timed = startIntakeTimer('courier');
+      ctx.intake?.received(); // background jobs yield while webhooks arrive (web/jobs/intake-first.ts)
       res.on('finish', () => timed(res.statusCode));
       const log: Logger = res.locals.log ?? ctx.log;
       const endpointId = String(req.params.endpointId ?? '');

@@ -7,6 +7,7 @@ import type { Database, Tx } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import { afterFailure, assertMaxAttempts, DEFAULT_JOB_RETRY, isRetryable, jobRetryDelay, resolveJobRetryPolicy, retryAfterOf } from '../retry/policy.ts';
 import { assertInterval, assertQueueName, bucketJobId, describeError, msUntilNextBucket, timeBucket } from './policy.ts';
+import type { IntakeFirst } from './intake-first.ts';
 import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, QueueStat, WorkOptions } from './queue.ts';
 
 export interface Registration<T = unknown> {
@@ -45,6 +46,8 @@ export interface InsertRequest {
 export interface BaseOptions {
   log: Logger;
   defaults?: Partial<JobRetryPolicy>;
+  /** While webhooks arrive and the event loop runs late, jobs wait before they start (intake-first.ts). */
+  intakeFirst?: Pick<IntakeFirst, 'turn'>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -64,6 +67,7 @@ export abstract class BaseJobQueue implements JobQueue {
   protected readonly database: Database;
   protected readonly log: Logger;
   protected readonly defaults: JobRetryPolicy;
+  private readonly intakeFirst: Pick<IntakeFirst, 'turn'> | undefined;
   protected readonly registrations = new Map<string, Registration>();
   protected lifecycle: Lifecycle = 'new';
   private readonly schedules = new Map<string, Schedule>();
@@ -73,6 +77,7 @@ export abstract class BaseJobQueue implements JobQueue {
     this.database = database;
     this.log = opts.log;
     this.defaults = resolveJobRetryPolicy(DEFAULT_JOB_RETRY, opts.defaults);
+    this.intakeFirst = opts.intakeFirst;
   }
 
   // ---- backend hooks ----
@@ -204,6 +209,11 @@ export abstract class BaseJobQueue implements JobQueue {
     if (job.attempt > job.maxAttempts) {
       const error = new Error(`attempt ${job.maxAttempts} did not finish: ${previousError ?? 'the worker stopped'}`);
       return this.exhaust(reg, { ...job, attempt: job.maxAttempts }, error, log);
+    }
+    // Webhooks first: a job waits (holding its claim) while intake needs the event loop.
+    if (this.intakeFirst) {
+      await this.intakeFirst.turn(job.signal);
+      if (job.signal.aborted) return { kind: 'abandoned' };
     }
     const started = Date.now();
     log.debug('job started');

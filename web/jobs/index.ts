@@ -2,6 +2,7 @@
 // interface and its guarantees.
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { IntakeFirst } from './intake-first.ts';
 import type { PgBossQueueOptions } from './pgboss.ts';
 import type { JobQueue, JobRetryPolicy } from './queue.ts';
 import { SqliteJobQueue } from './sqlite.ts';
@@ -20,6 +21,8 @@ export interface JobQueueOptions {
   leaseMs?: number;
   /** Queue-wide retry defaults; work(name, …, { retry }) overrides per name. */
   defaults?: Partial<JobRetryPolicy>;
+  /** Jobs wait while webhooks need the event loop (intake-first.ts). */
+  intakeFirst?: Pick<IntakeFirst, 'turn'>;
   /** PostgreSQL only: pg-boss settings (schema, expireInSeconds, heartbeatSeconds, …). */
   pgboss?: Omit<PgBossQueueOptions, 'log' | 'defaults' | 'instanceId' | 'pollIntervalMs'>;
 }
@@ -31,6 +34,7 @@ export async function createJobQueue(database: Database, opts: JobQueueOptions):
     ...(opts.instanceId !== undefined ? { instanceId: opts.instanceId } : {}),
     ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
     ...(opts.defaults !== undefined ? { defaults: opts.defaults } : {}),
+    ...(opts.intakeFirst !== undefined ? { intakeFirst: opts.intakeFirst } : {}),
   };
   if (database.provider === 'sqlite') {
     return new SqliteJobQueue(database, { ...common, ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}) });

@@ -34,6 +34,13 @@ const courierSeconds = new Histogram({
   registers: [registry],
 });
 
+const intakeYieldSeconds = new Histogram({
+  name: 'sdd_job_intake_wait_seconds',
+  help: 'How long a job waited to start while webhooks arrived and the event loop ran late (web/jobs/intake-first.ts).',
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1],
+  registers: [registry],
+});
+
 const courierErrors = new Counter({
   name: 'sdd_courier_request_errors_total',
   help: 'Courier API calls that failed, by operation and error kind.',
@@ -129,6 +136,11 @@ export function startIntakeTimer(route: 'shopify' | 'courier'): (status: number)
 export function recordCourierCall(operation: string, seconds: number, outcome: string): void {
   courierSeconds.observe({ operation, outcome }, seconds);
   if (outcome !== 'ok') courierErrors.inc({ operation, outcome });
+}
+
+/** A job that waited for webhook intake before it started (jobs that did not wait are not counted). */
+export function recordIntakeYield(seconds: number): void {
+  intakeYieldSeconds.observe(seconds);
 }
 
 /** For the Admin API pacer (issue 25): how long a call waited for the shop's budget. The shop is not a label. */
