@@ -11,8 +11,8 @@
 //   loop's last measured delay is over `lagMs`. An idle or lightly loaded
 //   process starts jobs at once.
 // - No job waits more than `maxWaitMs` in one attempt, so background work
-//   never stops under an endless stream of webhooks (and a pg-boss job's
-//   expiry, minutes, is never reached by waiting here).
+//   never stops under an endless stream of webhooks (runtime.ts keeps it under
+//   a quarter of a pg-boss job's expiry, which the wait counts against).
 // The loop delay is measured by a 10 ms timer that runs only while webhooks arrive.
 
 export interface IntakeFirstOptions {
