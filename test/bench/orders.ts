@@ -101,30 +101,31 @@ export async function runOrders(
   const { n, rate, appPids } = opts;
   // Read the app's database directly: the CLI would start a Node process each time and take CPU from what is measured.
   const { database } = await openMigratedDatabase(stack.database.url, { poolSize: 1 });
-  const warmup = opts.warmup ?? 0;
-  if (warmup > 0) {
-    await openLoop(Math.min(rate, 20), (warmup / Math.min(rate, 20)) * 1000, async () => void (await stack.sim.placeOrder(shop, { fixture: 'sandton-same-day', ids: 'fresh', wait: true })));
-    const until = Date.now() + 120_000;
-    while (Date.now() < until && (await database.db.delivery.count({ where: { dispatchedAt: { not: null }, writebackPending: false } })) < warmup) await new Promise((r) => setTimeout(r, 250));
-  }
-  const since = new Date();
-  const measured = { createdAt: { gte: since } };
-  const cpu = () => appPids.map(cpuMsOf);
-  const cpu0 = cpu();
-  const t0 = Date.now();
-  const placedAt: Array<{ at: number; ms: number; webhookMs: number | undefined }> = [];
-  let notAcked = 0;
-  const placed = await openLoop(rate, (n / rate) * 1000, async (i) => {
-    await opts.beforeEach?.(i);
-    const start = performance.now();
-    const r = await stack.sim.placeOrder(shop, { fixture: 'sandton-same-day', ids: 'fresh', wait: opts.waitForAck ?? false });
-    placedAt.push({ at: Date.now(), ms: performance.now() - start, webhookMs: r.webhook?.attempts[0]?.ms });
-    if (opts.waitForAck && r.webhook?.state !== 'delivered') notAcked++; // the simulator retries it later, as Shopify would
-  });
-  const deadline = Date.now() + (opts.timeoutMs ?? Number(process.env.BENCH_TIMEOUT_MS ?? 180_000));
-  let booked = 0;
-  let pendingWb = 0;
+  // Closed in the finally below, whatever fails (the warm-up, the placing or the reads).
   try {
+    const warmup = opts.warmup ?? 0;
+    if (warmup > 0) {
+      await openLoop(Math.min(rate, 20), (warmup / Math.min(rate, 20)) * 1000, async () => void (await stack.sim.placeOrder(shop, { fixture: 'sandton-same-day', ids: 'fresh', wait: true })));
+      const until = Date.now() + 120_000;
+      while (Date.now() < until && (await database.db.delivery.count({ where: { dispatchedAt: { not: null }, writebackPending: false } })) < warmup) await new Promise((r) => setTimeout(r, 250));
+    }
+    const since = new Date();
+    const measured = { createdAt: { gte: since } };
+    const cpu = () => appPids.map(cpuMsOf);
+    const cpu0 = cpu();
+    const t0 = Date.now();
+    const placedAt: Array<{ at: number; ms: number; webhookMs: number | undefined }> = [];
+    let notAcked = 0;
+    const placed = await openLoop(rate, (n / rate) * 1000, async (i) => {
+      await opts.beforeEach?.(i);
+      const start = performance.now();
+      const r = await stack.sim.placeOrder(shop, { fixture: 'sandton-same-day', ids: 'fresh', wait: opts.waitForAck ?? false });
+      placedAt.push({ at: Date.now(), ms: performance.now() - start, webhookMs: r.webhook?.attempts[0]?.ms });
+      if (opts.waitForAck && r.webhook?.state !== 'delivered') notAcked++; // the simulator retries it later, as Shopify would
+    });
+    const deadline = Date.now() + (opts.timeoutMs ?? Number(process.env.BENCH_TIMEOUT_MS ?? 180_000));
+    let booked = 0;
+    let pendingWb = 0;
     while (Date.now() < deadline) {
       booked = await database.db.delivery.count({ where: { dispatchedAt: { not: null }, ...measured } });
       pendingWb = await database.db.delivery.count({ where: { writebackPending: true, ...measured } });
@@ -158,7 +159,9 @@ export async function runOrders(
         const v = pick(p);
         if (v === undefined) continue;
         const w = Math.floor((p.at - t0) / 1000);
-        windows.set(w, [...(windows.get(w) ?? []), v]);
+        const list = windows.get(w);
+        if (list) list.push(v);
+        else windows.set(w, [v]);
       }
       return Math.max(0, ...[...windows.values()].map((w) => summary(w).p99));
     };
