@@ -53,7 +53,7 @@ export function buildApp(s: AppServices): Express {
     topics: new Set(Object.keys(shopifyTopicHandlers(ctx))),
     received: () => {
       ctx.intake?.received();
-      ctx.inbox?.received();
+      ctx.inbox?.notify();
     },
     now: ctx.now,
     log: ctx.log,

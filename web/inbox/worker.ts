@@ -45,13 +45,21 @@ interface Ctx {
   box: SecretBox;
   log: Logger;
   now: () => number;
+  /** Intake-first's view of webhook arrivals (web/jobs/intake-first.ts); absent: never busy. */
+  intake?: { readonly busy: boolean };
 }
 type RowResult = { ok: true; outcome: string | null } | { ok: false; permanent: string };
 
 const TX = { maxWait: 15_000, timeout: 60_000 };
 const PRUNE_EVERY_MS = 10 * 60_000;
-/** Intake counts as busy this long after its last insert. */
-const INTAKE_BUSY_MS = 100;
+/**
+ * The pause after a batch. While webhooks arrive (intake-first's `busy`, either route), twice the
+ * batch's time, at most 200 ms: intake has the process (and SQLite's one writer) two thirds of
+ * the time. Otherwise none (null: the next turn of the event loop).
+ */
+export function pauseAfterBatchMs(tookMs: number, intakeBusy: boolean): number | null {
+  return intakeBusy ? Math.min(2 * tookMs, 200) : null;
+}
 
 /** Backoff before attempt n+1 of a row that threw: 1 s, 2 s, 4 s … capped at 10 min. */
 export function inboxRetryDelayMs(attempts: number): number {
@@ -71,7 +79,6 @@ export class InboxWorker {
   #pass: Promise<void> | null = null;
   #again = false;
   #lastPrune = 0;
-  #lastIntake = -Infinity;
 
   constructor(ctx: Ctx, handlers: TopicHandlers, opts: InboxOptions = {}) {
     this.#ctx = ctx;
@@ -92,13 +99,7 @@ export class InboxWorker {
     this.notify();
   }
 
-  /** An intake insert committed: wake the worker, and note that intake is busy (see #loop). */
-  received(): void {
-    this.#lastIntake = performance.now();
-    this.notify();
-  }
-
-  /** Wakes the worker. */
+  /** Wakes the worker (the Shopify route, after each insert commits). */
   notify(): void {
     if (!this.#running) return;
     if (this.#pass) {
@@ -139,9 +140,8 @@ export class InboxWorker {
         const started = performance.now();
         const claimed = await this.drainOnce();
         if (!this.#running || claimed === 0) break;
-        const took = performance.now() - started;
-        const busy = performance.now() - this.#lastIntake < INTAKE_BUSY_MS;
-        await new Promise((r) => (busy ? setTimeout(r, Math.min(2 * took, 200)) : setImmediate(r)));
+        const pause = pauseAfterBatchMs(performance.now() - started, this.#ctx.intake?.busy ?? false);
+        await new Promise((r) => (pause === null ? setImmediate(r) : setTimeout(r, pause)));
       }
       if (this.#ctx.now() - this.#lastPrune >= PRUNE_EVERY_MS) await this.#prune();
     } catch (e) {
