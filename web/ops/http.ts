@@ -1,5 +1,5 @@
 // Per-request context: a request id (honouring X-Request-Id), a child logger on
-// res.locals.log carrying it and the shop, and one access-log line per request.
+// res.locals.log carrying it and the shop (made when first used), and one access-log line per request.
 // The path is logged with its mount prefix (req.originalUrl), without the query
 // string: OAuth callbacks carry codes in it. A route may set res.locals.accessLogLevel
 // when a status is expected (a /readyz 503 during start-up is not an error; a flood
@@ -16,8 +16,17 @@ export function requestContext(log: Logger) {
     const reqId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     const shop = req.get('x-shopify-shop-domain') ?? (typeof req.query.shop === 'string' ? req.query.shop : undefined);
     const webhookId = req.get('x-shopify-webhook-id') ?? req.get('x-service-event-id') ?? undefined;
-    const child = log.child({ reqId, ...(shop ? { shop } : {}), ...(webhookId ? { webhookId } : {}) });
-    res.locals.log = child;
+    const bindings = { reqId, ...(shop ? { shop } : {}), ...(webhookId ? { webhookId } : {}) };
+    // The child logger is made on first use: most requests (webhook intake) log only the access line,
+    // and a child costs the redaction and serialisation of its bindings. A route may replace it (auth adds the shop).
+    let child: Logger | undefined;
+    let replaced: Logger | undefined;
+    Object.defineProperty(res.locals, 'log', {
+      configurable: true,
+      enumerable: true,
+      get: () => replaced ?? (child ??= log.child(bindings)),
+      set: (v: Logger) => void (replaced = v),
+    });
     res.setHeader('X-Request-Id', reqId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -25,7 +34,9 @@ export function requestContext(log: Logger) {
       const level: AccessLogLevel = res.locals.accessLogLevel ?? (res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info');
       // A route whose path is a credential (the tracking page's token) logs a masked one.
       const path = res.locals.logPath ?? req.originalUrl.split('?')[0];
-      child[level]({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
+      if (child) child[level](line, 'request');
+      else log[level]({ ...bindings, ...line }, 'request');
     });
     next();
   };

@@ -54,18 +54,18 @@ export function shopifyWebhookRoute(deps: WebhookIntakeDeps) {
         res.status(status).json(body);
         done(status);
       };
-      const log: Logger = res.locals.log ?? deps.log;
+      const log = (): Logger => res.locals.log ?? deps.log; // made only when a line is written (web/ops/http.ts)
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       // Shopify's mandatory-webhook rules (and its App Store check): 401 whenever the HMAC is missing
       // or does not verify. A body that is missing cannot be verified either.
       if (!verifyShopifyHmac(raw, req.get('x-shopify-hmac-sha256'), deps.apiSecret)) {
         const reason = raw.length === 0 ? 'missing_body' : req.get('x-shopify-hmac-sha256') ? 'invalid_hmac' : 'missing_hmac';
-        log.warn({ reason }, 'shopify webhook rejected');
+        log().warn({ reason }, 'shopify webhook rejected');
         return answer(401, { error: 'HMAC validation failed' });
       }
       const missing = REQUIRED.filter(([h]) => !req.get(h)).map(([, name]) => name);
       if (missing.length) {
-        log.warn({ reason: 'missing_headers', missingHeaders: missing }, 'shopify webhook rejected');
+        log().warn({ reason: 'missing_headers', missingHeaders: missing }, 'shopify webhook rejected');
         return answer(400, { error: 'invalid webhook request: missing_headers', missingHeaders: missing });
       }
       const topic = topicForStorage(req.get('x-shopify-topic')!);
@@ -73,7 +73,7 @@ export function shopifyWebhookRoute(deps: WebhookIntakeDeps) {
       const webhookId = req.get('x-shopify-webhook-id')!;
       if (!deps.topics.has(topic)) {
         // Not subscribed in shopify.app.toml; acknowledge so Shopify stops retrying, but make it visible.
-        log.warn({ shop, topic, webhookId }, 'shopify webhook for a topic with no handler; acknowledged and ignored');
+        log().warn({ shop, topic, webhookId }, 'shopify webhook for a topic with no handler; acknowledged and ignored');
         return answer(200, { ok: true, ignored: true });
       }
       const now = deps.now();
@@ -81,11 +81,11 @@ export function shopifyWebhookRoute(deps: WebhookIntakeDeps) {
       try {
         inserted = await deps.database.execute(insert, ['shopify', webhookId, topic, shop, deps.box.encrypt(raw.toString('utf8')), dbTime(deps.provider, now), dbTime(deps.provider, now)]);
       } catch (e) {
-        log.error({ err: (e as Error).message, shop, topic, webhookId }, 'shopify webhook could not be stored; Shopify will retry');
+        log().error({ err: (e as Error).message, shop, topic, webhookId }, 'shopify webhook could not be stored; Shopify will retry');
         return answer(503, { error: 'webhook could not be stored; it will be retried' });
       }
       if (inserted === 0) {
-        log.info({ shop, topic, webhookId }, 'duplicate shopify webhook acknowledged');
+        log().info({ shop, topic, webhookId }, 'duplicate shopify webhook acknowledged');
         return answer(200, { ok: true, duplicate: true });
       }
       answer(200, { ok: true });
