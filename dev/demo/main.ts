@@ -11,7 +11,7 @@
 //   npm run demo -- --step-ms 800 slower courier status steps (default 500 ms)
 import { parseArgs } from 'node:util';
 import {
-  checkOrder, collectOrders, expectationFor, FIXTURE_EXPECTATIONS, FIXTURE_ORDER, onboardShop, SANDBOX_ACCOUNT, shopDomain,
+  checkOrder, collectOrders, expectationFor, FIXTURE_EXPECTATIONS, FIXTURE_ORDER, onboardShop, SANDBOX_ACCOUNT, shopDomain, shopifyShowsDelivered,
   type Expectation, type OrderState,
 } from './merchant.ts';
 import { formatMoney, ProgressTracker, type Snapshot } from './progress.ts';
@@ -79,9 +79,7 @@ function settled(o: Snapshot['orders'][number], exp: Expectation | undefined, sn
   const d = snap.deliveries.find((x) => x.shopifyOrderId === o.id);
   if (d && ['NEEDS_ATTENTION', 'SKIPPED', 'FAILED'].includes(d.status)) return exp?.outcome !== 'DELIVERED' ? d.status === exp?.outcome : true;
   if (!exp || exp.outcome !== 'DELIVERED') return false;
-  // The status metafield is the booking's (no metafield write per courier status): the fulfillment says delivered.
-  const delivered = o.fulfillments.some((f) => f.events.some((e) => e.status === 'DELIVERED'));
-  return delivered && o.fulfillmentStatus === 'FULFILLED';
+  return shopifyShowsDelivered(o);
 }
 
 function summary(states: Array<OrderState & { fixture: string; exp?: Expectation; problems: string[] }>): string[] {

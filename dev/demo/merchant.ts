@@ -185,6 +185,16 @@ export interface OrderState {
 const metafield = (o: SimOrderView, key: string) => Object.entries(o.metafields).find(([k]) => k.endsWith(`.${key}`))?.[1]?.value ?? null;
 
 /**
+ * Shopify shows everything the app writes for a delivered order: FULFILLED with a DELIVERED event, and
+ * the booking's write (tag and status metafield). The two are separate paced jobs, so on a loaded
+ * machine either may land last; waits use this, not the fulfillment alone.
+ */
+export function shopifyShowsDelivered(o: SimOrderView): boolean {
+  return o.fulfillmentStatus === 'FULFILLED' && o.fulfillments.some((f) => f.events.some((e) => e.status === 'DELIVERED'))
+    && o.tags.includes(DISPATCHED_TAG) && metafield(o, 'status') !== null;
+}
+
+/**
  * What is wrong with an order's final state, as one-line problems (none = as expected).
  * Delivered: the app says DELIVERED in the test environment with the courier's job id and
  * price; the courier holds exactly one order for it; Shopify has exactly one fulfillment

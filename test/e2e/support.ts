@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import {
-  checkOrder, collectOrder, shopDomain, waitUntil, type AppDelivery, type Expectation,
+  checkOrder, collectOrder, shopDomain, shopifyShowsDelivered, waitUntil, type AppDelivery, type Expectation,
 } from '../../dev/demo/merchant.ts';
 import { postgresFromEnv, ROOT, startStack, type Stack, type StackOptions } from '../../dev/demo/stack.ts';
 import type { PlaceOrderResult, SimOrderView } from '../../dev/shop-sim/control.ts';
@@ -47,16 +47,12 @@ export async function describeOrder(stack: Stack, shop: string, orderId: string)
   return `order ${orderId}: ${shopify}; courier ${JSON.stringify(c.map((x) => x.deliveryStatus))}; logs in ${stack.dir}`;
 }
 
-// The status metafield is the booking's: no metafield write per courier status (docs/shopify-rate-limits.md).
-const isDelivered = (o: SimOrderView) =>
-  o.fulfillmentStatus === 'FULFILLED' && o.fulfillments.some((f) => f.events.some((e) => e.status === 'DELIVERED'));
-
-/** Until Shopify shows the order delivered: FULFILLED, with a DELIVERED fulfillment event. */
+/** Until Shopify shows the order delivered: FULFILLED, with a DELIVERED fulfillment event, tagged, with the status metafield. */
 export async function waitDeliveredInShopify(stack: Stack, shop: string, orderId: string, timeoutMs = 60_000): Promise<SimOrderView> {
   return waitUntil(
     async () => {
       const o = await stack.sim.order(shopDomain(shop), orderId);
-      return isDelivered(o) ? o : null;
+      return shopifyShowsDelivered(o) ? o : null;
     },
     `order ${orderId} to be delivered in Shopify`,
     { timeoutMs, describe: () => describeOrder(stack, shop, orderId) },

@@ -174,14 +174,19 @@ describe(`job queue on ${provider}`, () => {
     const perKey = new Map<string, number>();
     let maxPerKey = 0;
     let failedOnce = false;
+    let otherKeyStarted!: () => void;
+    const otherKey = new Promise<void>((r) => (otherKeyStarted = r));
     await q.work<{ key: string; n: number }>('ordered', async (job) => {
       const { key, n } = job.data;
       running++;
       perKey.set(key, (perKey.get(key) ?? 0) + 1);
       maxRunning = Math.max(maxRunning, running);
       maxPerKey = Math.max(maxPerKey, perKey.get(key)!);
+      if (key !== 'a' && perKey.get('a')) otherKeyStarted();
       try {
-        await sleep(30);
+        // a1 waits (up to 2 s, inside pg-boss's 3 s expiry) for another key's job to start beside it,
+        // so a loaded machine cannot hide whether keys run side by side.
+        await (key === 'a' && n === 1 ? Promise.race([otherKey, sleep(2_000)]) : sleep(30));
         // The second job of key a fails once: the third must wait for its retry.
         if (key === 'a' && n === 2 && !failedOnce) {
           failedOnce = true;

@@ -75,7 +75,9 @@
 //    by the next free worker. On SQLite the claim also takes groups in turn: each due job is ranked by its
 //    group's running jobs plus its place in the group's queue, and the lowest rank goes first
 //    (oldest first among equals), so a group with nothing running is served before the second
-//    job of a busy one. Jobs without a group are each a group of their own.
+//    job of a busy one. On PostgreSQL a group's jobs may start out of order: two workers that
+//    fetch at once may take its first and second, and pg-boss gives back whichever reaches the
+//    group's count last. Jobs without a group are each a group of their own.
 //
 // NOT GUARANTEED: ordering between jobs without a shared ordering key; exactly-once execution (see 2); that
 // a handler which ignores `job.signal` stops when its job is given back.
