@@ -1,5 +1,6 @@
 // The Express application: every route, in mount order. Built once the
 // database is migrated (web/server.ts); until then a start-up app answers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import compression from 'compression';
 import express, { type Express } from 'express';
 import type { AppConfig } from './config/env.ts';
@@ -13,7 +14,8 @@ import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
 import { securityHeaders } from './ops/security-headers.ts';
 import type { Shopify } from './shopify/app.ts';
-import { shopifyWebhookRoute } from './webhooks/shopify.ts';
+import { SHOPIFY_WEBHOOK_BODY_LIMIT, shopifyWebhookIntake, shopifyWebhookRoute, type WebhookIntakeDeps } from './webhooks/shopify.ts';
+import { bareJsonPost, type BareHandler } from './ops/bare-http.ts';
 import { shopifyTopicHandlers } from './webhooks/topics.ts';
 import { metricsRoute } from './ops/metrics.ts';
 import { trackingRoutes } from './tracking/route.ts';
@@ -30,7 +32,40 @@ export interface AppServices {
 
 export { shopifyTopicHandlers } from './webhooks/topics.ts';
 
-export function buildApp(s: AppServices): Express {
+/** What POST /api/webhooks needs, whichever server answers it. */
+function intakeDeps(s: AppServices): WebhookIntakeDeps {
+  const { ctx } = s;
+  return {
+    apiSecret: s.shopify.api.config.apiSecretKey,
+    database: ctx.database,
+    provider: ctx.database.provider,
+    box: ctx.box,
+    topics: new Set(Object.keys(shopifyTopicHandlers(ctx))),
+    received: () => {
+      ctx.intake?.received();
+      ctx.inbox?.notify();
+    },
+    now: ctx.now,
+    log: ctx.log,
+  };
+}
+
+/**
+ * The server's request listener: Shopify's webhooks answered before Express when they can be
+ * (web/ops/bare-http.ts: one insert is the whole intake, Express's layers cost more than it), the
+ * Express app for everything else.
+ */
+export function buildHandler(s: AppServices): (req: IncomingMessage, res: ServerResponse) => void {
+  const intake = shopifyWebhookIntake(intakeDeps(s));
+  const app = buildApp({ ...s, intake });
+  const bare = bareJsonPost({ log: s.ctx.log, limitBytes: SHOPIFY_WEBHOOK_BODY_LIMIT, securityHeaders: securityHeadersFor(s.ctx.config), handle: intake });
+  return (req, res) => {
+    if (req.method === 'POST' && req.url === '/api/webhooks' && bare(req, res)) return;
+    app(req, res);
+  };
+}
+
+export function buildApp(s: AppServices & { intake?: BareHandler }): Express {
   const app = express();
   app.disable('x-powered-by');
   const { ctx } = s;
@@ -45,19 +80,7 @@ export function buildApp(s: AppServices): Express {
 
   // Raw-body routes first: signatures cover the exact bytes.
   // Intake is one insert into the inbox; the inbox worker (web/inbox/worker.ts) processes it.
-  app.post('/api/webhooks', ...shopifyWebhookRoute({
-    apiSecret: s.shopify.api.config.apiSecretKey,
-    database: ctx.database,
-    provider: ctx.database.provider,
-    box: ctx.box,
-    topics: new Set(Object.keys(shopifyTopicHandlers(ctx))),
-    received: () => {
-      ctx.intake?.received();
-      ctx.inbox?.notify();
-    },
-    now: ctx.now,
-    log: ctx.log,
-  }));
+  app.post('/api/webhooks', ...shopifyWebhookRoute(s.intake ?? shopifyWebhookIntake(intakeDeps(s)), ctx.log));
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
   // Checkout rates (Shopify CarrierService); delivery windows decide "out of hours" (web/rates/hours.ts).
   app.post(RATES_CALLBACK_PATH, ...ratesCallbackRoute(ctx));

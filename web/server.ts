@@ -1,9 +1,8 @@
 // Process lifecycle: listen at once (health probes answer during start-up),
 // migrate the database with retries, then serve the full app. close() stops
 // accepting, lets in-flight requests finish, and closes the database.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
 import type { AppConfig } from './config/env.ts';
 import type { Database } from './db/client.ts';
 import { openMigratedDatabase } from './db/migrate.ts';
@@ -15,7 +14,7 @@ import type { Shopify } from './shopify/app.ts';
 import type { AppContext } from './context.ts';
 import { checkEncryptionKeys } from './db/key-check.ts';
 import { createRuntime, encryptionBox, type Runtime, type RuntimeOptions } from './runtime.ts';
-import { buildApp, buildStartupApp } from './app.ts';
+import { buildHandler, buildStartupApp } from './app.ts';
 
 export interface RunningServer {
   url: string;
@@ -44,7 +43,7 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
   }
 
   const readiness: Readiness = { db: null, migrated: false, problem: null };
-  let handler: Express = buildStartupApp(config, log, readiness);
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = buildStartupApp(config, log, readiness);
   const server: Server = createServer((req, res) => handler(req, res));
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -78,7 +77,7 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
     const keys = await checkEncryptionKeys(database.db, box);
     // With the wrong key, jobs would only turn orders into NEEDS_ATTENTION: they wait for a restart with the right one.
     runtime = await createRuntime(config, log, database, box, { workers: true, ...opts.runtime, ...(keys.ok ? {} : { workers: false }) });
-    handler = buildApp({ ctx: runtime.ctx, shopify: runtime.shopify, readiness });
+    handler = buildHandler({ ctx: runtime.ctx, shopify: runtime.shopify, readiness });
     readiness.migrated = true;
     readiness.problem = keys.ok ? null : keys.reason;
     if (keys.ok) log.info({ keyId: box.currentKeyId }, 'ready');

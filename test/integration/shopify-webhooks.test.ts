@@ -1,5 +1,6 @@
 // Shopify webhooks over real HTTP against the app: HMAC, deduplication,
 // uninstall, and the compliance topics doing real work on stored rows.
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Session } from '@shopify/shopify-api';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -134,6 +135,47 @@ describe('POST /api/webhooks', () => {
     expect((await runCli(app.env, 'inbox', '--retry', String(id))).stdout).toMatch(/1 webhook\(s\) queued again/);
     expect((await app.db.webhookInbox.findUniqueOrThrow({ where: { key: 'wh-bad-json' } })).state).not.toBe('done');
     expect((await runCli(app.env, 'inbox', '--retry', 'x')).stderr).toMatch(/--retry expects an inbox id or all/);
+  });
+
+  it('answers alike before Express (a Content-Length body) and through it (a chunked body, one over 1 MB): status, body, security headers, request id', async () => {
+    // web/ops/bare-http.ts takes the first; it declines the others, which Express answers.
+    const send = (payload: string, webhookId: string, chunked: boolean, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+        const req = request(`${app.url}/api/webhooks`, { method: 'POST', headers: { ...shopifyWebhookHeaders('orders/paid', 'a.myshopify.com', payload, { webhookId }), ...headers } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        });
+        req.on('error', reject);
+        if (chunked) {
+          req.write(payload.slice(0, 10));
+          req.end(payload.slice(10));
+        } else req.end(payload);
+      });
+    const body = JSON.stringify(order);
+    const bare = await send(body, 'wh-bare', false, { 'content-length': String(Buffer.byteLength(body)), 'x-request-id': 'req-bare-1' });
+    const viaExpress = await send(body, 'wh-chunked', true);
+    for (const r of [bare, viaExpress]) {
+      expect(r).toMatchObject({ status: 200, body: JSON.stringify({ ok: true }) });
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(r.headers['x-content-type-options']).toBe('nosniff');
+      expect(r.headers['referrer-policy']).toBe('no-referrer');
+      expect(r.headers['x-request-id']).toMatch(/^[\w.-]+$/);
+    }
+    expect(bare.headers['x-request-id']).toBe('req-bare-1');
+    for (const key of ['wh-bare', 'wh-chunked']) expect(await app.db.webhookInbox.count({ where: { key } })).toBe(1);
+    // Both servers agree on a repeat and on a wrong signature.
+    expect(JSON.parse((await send(body, 'wh-bare', true)).body)).toEqual({ ok: true, duplicate: true });
+    expect(JSON.parse((await send(body, 'wh-chunked', false, { 'content-length': String(Buffer.byteLength(body)) })).body)).toEqual({ ok: true, duplicate: true });
+    for (const chunked of [false, true]) {
+      const r = await send(`${body} `, `wh-forged-${chunked}`, chunked, { 'x-shopify-hmac-sha256': 'AAAA', ...(chunked ? {} : { 'content-length': String(body.length + 1) }) });
+      expect(r.status).toBe(401);
+      expect(JSON.parse(r.body)).toEqual({ error: 'HMAC validation failed' });
+    }
+    const big = JSON.stringify({ ...order, note: 'x'.repeat(1024 * 1024) });
+    const tooBig = await send(big, 'wh-big', false, { 'content-length': String(Buffer.byteLength(big)) });
+    expect(tooBig.status).toBe(413);
+    expect(JSON.parse(tooBig.body)).toEqual({ error: 'request body is too large' });
+    expect(await app.db.webhookInbox.count({ where: { key: { in: ['wh-big', 'wh-forged-false', 'wh-forged-true'] } } })).toBe(0);
   });
 });
 

@@ -10,33 +10,49 @@ import type { Logger } from './logger.ts';
 
 export type AccessLogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/**
+ * One request's id, its logger bindings and its access line, whatever serves it (Express, or a
+ * route answered before Express: web/ops/bare-http.ts). The child logger is made on first use:
+ * most requests (webhook intake) log only the access line, and a child costs the redaction and
+ * serialisation of its bindings.
+ */
+export function startRequest(log: Logger, get: (header: string) => string | undefined, queryShop?: string) {
+  const incoming = get('x-request-id');
+  const reqId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+  const shop = get('x-shopify-shop-domain') ?? queryShop;
+  const webhookId = get('x-shopify-webhook-id') ?? get('x-service-event-id') ?? undefined;
+  const bindings = { reqId, ...(shop ? { shop } : {}), ...(webhookId ? { webhookId } : {}) };
+  let child: Logger | undefined;
+  const started = process.hrtime.bigint();
+  return {
+    reqId,
+    log: (): Logger => (child ??= log.child(bindings)),
+    /** The access line: `level` when the route set one, else by status. */
+    finish(method: string, path: string, status: number, level?: AccessLogLevel) {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const lvl: AccessLogLevel = level ?? (status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info');
+      const line = { method, path, status, ms: Math.round(ms * 10) / 10 };
+      if (child) child[lvl](line, 'request');
+      else log[lvl]({ ...bindings, ...line }, 'request');
+    },
+  };
+}
+
 export function requestContext(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.get('x-request-id');
-    const reqId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
-    const shop = req.get('x-shopify-shop-domain') ?? (typeof req.query.shop === 'string' ? req.query.shop : undefined);
-    const webhookId = req.get('x-shopify-webhook-id') ?? req.get('x-service-event-id') ?? undefined;
-    const bindings = { reqId, ...(shop ? { shop } : {}), ...(webhookId ? { webhookId } : {}) };
-    // The child logger is made on first use: most requests (webhook intake) log only the access line,
-    // and a child costs the redaction and serialisation of its bindings. A route may replace it (auth adds the shop).
-    let child: Logger | undefined;
+    const r = startRequest(log, (h) => req.get(h), typeof req.query.shop === 'string' ? req.query.shop : undefined);
+    // A route may replace the logger (auth adds the shop).
     let replaced: Logger | undefined;
     Object.defineProperty(res.locals, 'log', {
       configurable: true,
       enumerable: true,
-      get: () => replaced ?? (child ??= log.child(bindings)),
+      get: () => replaced ?? r.log(),
       set: (v: Logger) => void (replaced = v),
     });
-    res.setHeader('X-Request-Id', reqId);
-    const started = process.hrtime.bigint();
+    res.setHeader('X-Request-Id', r.reqId);
     res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level: AccessLogLevel = res.locals.accessLogLevel ?? (res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info');
       // A route whose path is a credential (the tracking page's token) logs a masked one.
-      const path = res.locals.logPath ?? req.originalUrl.split('?')[0];
-      const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
-      if (child) child[level](line, 'request');
-      else log[level]({ ...bindings, ...line }, 'request');
+      r.finish(req.method, res.locals.logPath ?? req.originalUrl.split('?')[0], res.statusCode, res.locals.accessLogLevel);
     });
     next();
   };

@@ -5,12 +5,13 @@
 // overwrite one or the other. No X-Frame-Options for the same reason: the admin is
 // framed by Shopify (the tracking page sets DENY itself).
 import helmet from 'helmet';
-import type { RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** At least 180 days, as HSTS preload lists and scanners expect: one year. */
 export const HSTS_MAX_AGE_SECONDS = 365 * 24 * 3_600;
 
-export function securityHeaders(opts: { production: boolean; hstsIncludeSubDomains: boolean }): RequestHandler {
+/** Plain Node middleware: Express mounts it, and routes answered before Express call it (web/ops/bare-http.ts). */
+export function securityHeaders(opts: { production: boolean; hstsIncludeSubDomains: boolean }): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {
   return helmet({
     contentSecurityPolicy: false,
     frameguard: false,

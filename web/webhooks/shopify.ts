@@ -16,6 +16,7 @@ import { startIntakeTimer } from '../ops/metrics.ts';
 import type { SecretBox } from '../security/crypto.ts';
 import { dbTime, insertSql, type Provider } from '../inbox/sql.ts';
 import { verifyShopifyHmac } from '../shopify/hmac.ts';
+import type { BareAnswer, BareHandler } from '../ops/bare-http.ts';
 
 export type { TopicHandler, TopicHandlers, WebhookContext } from '../inbox/shopify.ts';
 
@@ -44,52 +45,66 @@ export interface WebhookIntakeDeps {
   log: Logger;
 }
 
-export function shopifyWebhookRoute(deps: WebhookIntakeDeps) {
+/** Shopify's webhook bodies are at most this large here (body-parser's '1mb'). */
+export const SHOPIFY_WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The intake itself, for either server of POST /api/webhooks: Express (shopifyWebhookRoute) or the
+ * bare route answered before Express (web/ops/bare-http.ts, mounted by web/app.ts buildHandler).
+ */
+export function shopifyWebhookIntake(deps: WebhookIntakeDeps): BareHandler {
   const insert = insertSql(deps.provider);
+  return async (raw, header, log) => {
+    const done = startIntakeTimer('shopify');
+    const answer = (status: number, body: object): BareAnswer => {
+      done(status);
+      return { status, body };
+    };
+    // Shopify's mandatory-webhook rules (and its App Store check): 401 whenever the HMAC is missing
+    // or does not verify. A body that is missing cannot be verified either.
+    if (!verifyShopifyHmac(raw, header('x-shopify-hmac-sha256'), deps.apiSecret)) {
+      const reason = raw.length === 0 ? 'missing_body' : header('x-shopify-hmac-sha256') ? 'invalid_hmac' : 'missing_hmac';
+      log().warn({ reason }, 'shopify webhook rejected');
+      return answer(401, { error: 'HMAC validation failed' });
+    }
+    const missing = REQUIRED.filter(([h]) => !header(h)).map(([, name]) => name);
+    if (missing.length) {
+      log().warn({ reason: 'missing_headers', missingHeaders: missing }, 'shopify webhook rejected');
+      return answer(400, { error: 'invalid webhook request: missing_headers', missingHeaders: missing });
+    }
+    const topic = topicForStorage(header('x-shopify-topic')!);
+    const shop = header('x-shopify-shop-domain')!;
+    const webhookId = header('x-shopify-webhook-id')!;
+    if (!deps.topics.has(topic)) {
+      // Not subscribed in shopify.app.toml; acknowledge so Shopify stops retrying, but make it visible.
+      log().warn({ shop, topic, webhookId }, 'shopify webhook for a topic with no handler; acknowledged and ignored');
+      return answer(200, { ok: true, ignored: true });
+    }
+    const now = deps.now();
+    let inserted: number;
+    try {
+      inserted = await deps.database.execute(insert, ['shopify', webhookId, topic, shop, deps.box.encrypt(raw.toString('utf8')), dbTime(deps.provider, now), dbTime(deps.provider, now)]);
+    } catch (e) {
+      log().error({ err: (e as Error).message, shop, topic, webhookId }, 'shopify webhook could not be stored; Shopify will retry');
+      return answer(503, { error: 'webhook could not be stored; it will be retried' });
+    }
+    if (inserted === 0) {
+      log().info({ shop, topic, webhookId }, 'duplicate shopify webhook acknowledged');
+      return answer(200, { ok: true, duplicate: true });
+    }
+    deps.received();
+    return answer(200, { ok: true });
+  };
+}
+
+/** POST /api/webhooks on Express: what the bare route declines (chunked or compressed bodies). */
+export function shopifyWebhookRoute(intake: BareHandler, log: Logger) {
   return [
-    express.raw({ type: () => true, limit: '1mb' }),
+    express.raw({ type: () => true, limit: SHOPIFY_WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
-      const done = startIntakeTimer('shopify');
-      const answer = (status: number, body: object) => {
-        res.status(status).json(body);
-        done(status);
-      };
-      const log = (): Logger => res.locals.log ?? deps.log; // made only when a line is written (web/ops/http.ts)
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      // Shopify's mandatory-webhook rules (and its App Store check): 401 whenever the HMAC is missing
-      // or does not verify. A body that is missing cannot be verified either.
-      if (!verifyShopifyHmac(raw, req.get('x-shopify-hmac-sha256'), deps.apiSecret)) {
-        const reason = raw.length === 0 ? 'missing_body' : req.get('x-shopify-hmac-sha256') ? 'invalid_hmac' : 'missing_hmac';
-        log().warn({ reason }, 'shopify webhook rejected');
-        return answer(401, { error: 'HMAC validation failed' });
-      }
-      const missing = REQUIRED.filter(([h]) => !req.get(h)).map(([, name]) => name);
-      if (missing.length) {
-        log().warn({ reason: 'missing_headers', missingHeaders: missing }, 'shopify webhook rejected');
-        return answer(400, { error: 'invalid webhook request: missing_headers', missingHeaders: missing });
-      }
-      const topic = topicForStorage(req.get('x-shopify-topic')!);
-      const shop = req.get('x-shopify-shop-domain')!;
-      const webhookId = req.get('x-shopify-webhook-id')!;
-      if (!deps.topics.has(topic)) {
-        // Not subscribed in shopify.app.toml; acknowledge so Shopify stops retrying, but make it visible.
-        log().warn({ shop, topic, webhookId }, 'shopify webhook for a topic with no handler; acknowledged and ignored');
-        return answer(200, { ok: true, ignored: true });
-      }
-      const now = deps.now();
-      let inserted: number;
-      try {
-        inserted = await deps.database.execute(insert, ['shopify', webhookId, topic, shop, deps.box.encrypt(raw.toString('utf8')), dbTime(deps.provider, now), dbTime(deps.provider, now)]);
-      } catch (e) {
-        log().error({ err: (e as Error).message, shop, topic, webhookId }, 'shopify webhook could not be stored; Shopify will retry');
-        return answer(503, { error: 'webhook could not be stored; it will be retried' });
-      }
-      if (inserted === 0) {
-        log().info({ shop, topic, webhookId }, 'duplicate shopify webhook acknowledged');
-        return answer(200, { ok: true, duplicate: true });
-      }
-      answer(200, { ok: true });
-      deps.received();
+      const a = await intake(raw, (h) => req.get(h), () => res.locals.log ?? log);
+      res.status(a.status).json(a.body);
     },
   ];
 }
