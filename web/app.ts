@@ -57,7 +57,7 @@ function intakeDeps(s: AppServices): WebhookIntakeDeps {
  */
 export function buildHandler(s: AppServices): (req: IncomingMessage, res: ServerResponse) => void {
   const intake = shopifyWebhookIntake(intakeDeps(s));
-  const app = buildApp({ ...s, intake });
+  const app = buildApp(s, intake);
   const bare = bareJsonPost({ log: s.ctx.log, limitBytes: SHOPIFY_WEBHOOK_BODY_LIMIT, securityHeaders: securityHeadersFor(s.ctx.config), handle: intake });
   return (req, res) => {
     if (req.method === 'POST' && req.url === '/api/webhooks' && bare(req, res)) return;
@@ -65,7 +65,8 @@ export function buildHandler(s: AppServices): (req: IncomingMessage, res: Server
   };
 }
 
-export function buildApp(s: AppServices & { intake?: BareHandler }): Express {
+/** The Express app; `intake` is the Shopify webhook intake buildHandler also serves before it. */
+function buildApp(s: AppServices, intake: BareHandler): Express {
   const app = express();
   app.disable('x-powered-by');
   const { ctx } = s;
@@ -80,7 +81,7 @@ export function buildApp(s: AppServices & { intake?: BareHandler }): Express {
 
   // Raw-body routes first: signatures cover the exact bytes.
   // Intake is one insert into the inbox; the inbox worker (web/inbox/worker.ts) processes it.
-  app.post('/api/webhooks', ...shopifyWebhookRoute(s.intake ?? shopifyWebhookIntake(intakeDeps(s)), ctx.log));
+  app.post('/api/webhooks', ...shopifyWebhookRoute(intake, ctx.log));
   app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
   // Checkout rates (Shopify CarrierService); delivery windows decide "out of hours" (web/rates/hours.ts).
   app.post(RATES_CALLBACK_PATH, ...ratesCallbackRoute(ctx));
