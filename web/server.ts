@@ -15,6 +15,7 @@ import type { AppContext } from './context.ts';
 import { checkEncryptionKeys } from './db/key-check.ts';
 import { createRuntime, encryptionBox, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { buildHandler, buildStartupApp } from './app.ts';
+import { releaseStartupMemory } from './ops/memory.ts';
 
 export interface RunningServer {
   url: string;
@@ -31,6 +32,8 @@ export interface StartOptions {
   host?: string;
   migrationRetryMs?: { initial: number; max: number };
   runtime?: Partial<RuntimeOptions>;
+  /** One full garbage collection before ready (default true; web/ops/memory.ts). */
+  releaseStartupMemory?: boolean;
 }
 
 export async function startServer(config: AppConfig, opts: StartOptions = {}): Promise<RunningServer> {
@@ -78,6 +81,8 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
     // With the wrong key, jobs would only turn orders into NEEDS_ATTENTION: they wait for a restart with the right one.
     runtime = await createRuntime(config, log, database, box, { workers: true, ...opts.runtime, ...(keys.ok ? {} : { workers: false }) });
     handler = buildHandler({ ctx: runtime.ctx, shopify: runtime.shopify, readiness });
+    // Start-up's garbage given back before ready (web/ops/memory.ts), not ten idle seconds later.
+    if (opts.releaseStartupMemory !== false) log.info({ memory: releaseStartupMemory() }, 'start-up memory released');
     readiness.migrated = true;
     readiness.problem = keys.ok ? null : keys.reason;
     if (keys.ok) log.info({ keyId: box.currentKeyId }, 'ready');

@@ -66,7 +66,8 @@ export async function startTestApp(
   const log = createLogger({ level: config.logLevel, destination: sink });
   // As `npm run dev` (dev/start.ts) does: the product itself never routes to the simulator.
   routeToShopSimulator(config, log);
-  const server = await startServer(config, { log, host: '127.0.0.1', runtime: { ...FAST_RUNTIME, ...opts.runtime } });
+  // Many apps share a test worker's heap: a full collection per start would only slow the suite.
+  const server = await startServer(config, { log, host: '127.0.0.1', releaseStartupMemory: false, runtime: { ...FAST_RUNTIME, ...opts.runtime } });
   await server.ready;
   const services = server.services()!;
   runningApps.set(server.url, services.ctx);
