@@ -9,6 +9,7 @@
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { addCourierRefs } from './refs.ts';
+import { claimEvent, findRef, type RefMatch } from './event-sql.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { enqueueSync } from '../transitions/effects.ts';
@@ -88,15 +89,8 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
 
 const LEARN_STATUSES = ['CREATED', 'IN_PROGRESS', 'CANCEL_REQUESTED_IN_SHOPIFY', 'NEEDS_ATTENTION'];
 
-/** The delivery a courier id names, and the generation whose booking holds it (the newest, if several). */
-interface RefMatch {
-  deliveryId: string;
-  generation: number;
-}
-
-async function lookupRef(ctx: AppContext, env: { shopId: string; environment: string }, ids: string[]): Promise<RefMatch | null> {
-  if (!ids.length) return null;
-  return ctx.db.courierRef.findFirst({ where: { shopId: env.shopId, environment: env.environment, value: { in: ids } }, orderBy: { generation: 'desc' }, select: { deliveryId: true, generation: true } });
+function lookupRef(ctx: AppContext, env: { shopId: string; environment: string }, ids: string[]): Promise<RefMatch | null> {
+  return findRef(ctx.db, ctx.database.provider, env, ids);
 }
 
 /**
@@ -227,11 +221,7 @@ export async function applyEvent(
 ): Promise<boolean> {
   const applied = await ctx.db.$transaction(async (tx) => {
     // Claim first: the live path and a rematch pass may both reach one event; the row lock lets one win.
-    const claimed = await tx.courierEvent.updateMany({
-      where: { id: eventRowId, state: { not: 'PROCESSED' } },
-      data: { state: 'PROCESSED', deliveryId, processedAt: now, attempts: { increment: 1 }, lastError: null, nextAttemptAt: null },
-    });
-    if (!claimed.count) return false;
+    if (!(await claimEvent(tx, ctx.database.provider, eventRowId, deliveryId, now))) return false;
     const ev = known.event ?? (await tx.courierEvent.findUniqueOrThrow({ where: { id: eventRowId } }));
     // Which booking the event is about: a re-dispatched order's earlier courier order may still report.
     const generation = known.generation

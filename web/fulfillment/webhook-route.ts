@@ -9,7 +9,6 @@
 // rejection reason so a merchant can see that their portal set-up is wrong.
 import express, { type Request, type Response } from 'express';
 import type { AppContext } from '../context.ts';
-import { isUniqueViolation } from '../db/client.ts';
 import { verifyDeliveryWebhook } from '../delivery/index.ts';
 import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -17,6 +16,7 @@ import { DecryptionError } from '../security/crypto.ts';
 import { storableDate, storableOrNull, storableText } from '../security/text.ts';
 import { webhookSecretsOf } from '../settings/store.ts';
 import { courierEventOrderingKey } from './jobs.ts';
+import { findEndpoint, insertCourierEvent } from './event-sql.ts';
 import { startIntakeTimer } from '../ops/metrics.ts';
 
 export const WEBHOOK_BODY_LIMIT = '64kb';
@@ -104,7 +104,7 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       const pre = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets: [], nowMs: ctx.now() });
       if (!pre.ok && pre.reason !== 'signature_mismatch') return reject(pre.reason === 'malformed_body' ? 400 : 401, pre.reason, REASON_TEXT[pre.reason] ?? pre.detail);
 
-      const env = await ctx.db.courierEnvironment.findUnique({ where: { endpointId }, include: { shop: true } });
+      const env = await findEndpoint(ctx.db, ctx.database.provider, endpointId);
       if (!env || env.shop.uninstalledAt) return unknownEndpoint(log, endpointId, res);
       const elog = log.child({ shop: env.shop.domain, environment: env.environment });
 
@@ -131,29 +131,24 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       // The endpoint's "last webhook" is refreshed at most once a minute: not a write per event.
       const touch = !env.lastWebhookAt || now - env.lastWebhookAt.getTime() >= LAST_WEBHOOK_REFRESH_MS;
       const deliveryRef = storableOrNull(data.delivery_id);
-      try {
-        await ctx.db.$transaction(async (tx) => {
-          const row = await tx.courierEvent.create({
-            data: {
-              environmentId: env.id,
-              eventId,
-              type: storableText(String(event.type)),
-              deliveryRef,
-              status: storableOrNull(data.status),
-              occurredAt: storableDate(Date.parse(event.created_at)),
-              payload,
-              state: 'RECEIVED',
-              receivedAt: new Date(now),
-            },
-            select: { id: true },
-          });
-          // Ordered per delivery: that delivery's events apply in arrival order, other deliveries' in parallel.
-          await ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvents, { eventId: row.id }, { orderingKey: courierEventOrderingKey(env.id, deliveryRef, row.id) });
-          if (touch) await tx.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
+      // One transaction: the event (ON CONFLICT: a repeat inserts nothing) and, for a new one, its job.
+      const rowId = await ctx.db.$transaction(async (tx) => {
+        const id = await insertCourierEvent(tx, ctx.database.provider, {
+          environmentId: env.id,
+          eventId,
+          type: storableText(String(event.type)),
+          deliveryRef,
+          status: storableOrNull(data.status),
+          occurredAt: storableDate(Date.parse(event.created_at)),
+          payload,
+          receivedAt: now,
         });
-      } catch (e) {
-        if (!isUniqueViolation(e)) throw e;
-        if (touch) await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
+        // Ordered per delivery: that delivery's events apply in arrival order, other deliveries' in parallel.
+        if (id) await ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvents, { eventId: id }, { orderingKey: courierEventOrderingKey(env.id, deliveryRef, id) });
+        if (touch) await tx.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
+        return id;
+      });
+      if (!rowId) {
         elog.info({ eventId }, 'duplicate courier webhook acknowledged');
         res.status(200).json({ received: true, duplicate: true });
         return;

@@ -3,10 +3,10 @@
 // where Prisma's query compiler was the largest cost (issue 24). Placeholders are
 // written $1…$n and turned into SQLite's `?` (each is used once, in order).
 import { randomUUID } from 'node:crypto';
-import type { DatabaseTarget } from '../db/url.ts';
 import type { Tx } from '../db/client.ts';
+import { dbTime, forProvider as sql, placeholders, TS, type Provider } from '../db/raw-sql.ts';
 
-export type Provider = DatabaseTarget['provider'];
+export { dbTime, type Provider };
 
 export interface InboxRow {
   id: number;
@@ -17,18 +17,6 @@ export interface InboxRow {
   body: string;
   attempts: number;
 }
-
-/** A time as each provider stores Prisma's DateTime: SQLite text with +00:00; PostgreSQL TIMESTAMP(3) in UTC. */
-export function dbTime(provider: Provider, ms: number): string {
-  const iso = new Date(ms).toISOString();
-  return provider === 'sqlite' ? iso.replace('Z', '+00:00') : iso.slice(0, -1);
-}
-
-function sql(provider: Provider, text: string): string {
-  return provider === 'sqlite' ? text.replace(/\$\d+(::timestamp\(3\))?/g, '?') : text;
-}
-
-const TS = '::timestamp(3)';
 
 export function insertSql(provider: Provider): string {
   return sql(
@@ -76,7 +64,7 @@ export function claimOneSql(provider: Provider): string {
 /** Processed rows keep no body: it holds personal data, and the key alone dedupes. */
 export async function markDone(tx: Tx, provider: Provider, ids: number[], outcome: string | null, now: number): Promise<void> {
   if (!ids.length) return;
-  const list = ids.map((_, i) => `$${i + 4}`).join(', ');
+  const list = placeholders(4, ids.length);
   await tx.$executeRawUnsafe(
     sql(provider, `UPDATE "WebhookInbox" SET "state" = 'done', "body" = '', "outcome" = $1, "processedAt" = $2${TS}, "attempts" = "attempts" + $3 WHERE "id" IN (${list})`),
     outcome,

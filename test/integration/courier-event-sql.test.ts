@@ -1,0 +1,94 @@
+// The courier-event path's raw statements (web/fulfillment/event-sql.ts) on each provider: what
+// they write reads back through Prisma as the compiled queries they replaced wrote it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../web/db/client.ts';
+import { claimEvent, findEndpoint, findRef, insertCourierEvent } from '../../web/fulfillment/event-sql.ts';
+import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
+
+let url: string;
+let database: Database;
+let env: { id: string; shopId: string; environment: string };
+
+beforeAll(async () => {
+  url = await freshDatabaseUrl();
+  database = await openTestDatabase(url);
+  const shop = await database.db.shop.create({ data: { domain: 'event-sql.myshopify.com' } });
+  env = await database.db.courierEnvironment.create({ data: { shopId: shop.id, environment: 'test', endpointId: 'ep_event_sql_0123456789ab' } });
+  for (const [id, generation] of [['d-old', 1], ['d-new', 2]] as const) {
+    await database.db.delivery.create({ data: { id, shopId: shop.id, shopifyOrderId: id, orderName: `#${id}`, environment: 'test', status: 'CREATED', orderJson: '{}', generation } });
+  }
+});
+afterAll(async () => {
+  await database?.close();
+  await dropDatabase(url);
+});
+
+describe('courier event statements', () => {
+  it('reads an endpoint with its secrets, times and shop in one statement, as Prisma stored them', async () => {
+    const prevUntil = new Date('2026-11-29T10:00:00.250Z');
+    const last = new Date('2026-11-28T08:59:59.999Z');
+    await database.db.courierEnvironment.update({ where: { id: env.id }, data: { webhookSecretEnc: 'enc-now', webhookSecretPrevEnc: 'enc-before', webhookSecretPrevUntil: prevUntil, lastWebhookAt: last } });
+    const found = await findEndpoint(database.db, database.provider, 'ep_event_sql_0123456789ab');
+    expect(found).toEqual({
+      id: env.id, environment: 'test', webhookSecretEnc: 'enc-now', webhookSecretPrevEnc: 'enc-before', webhookSecretPrevUntil: prevUntil, lastWebhookAt: last,
+      shop: { domain: 'event-sql.myshopify.com', uninstalledAt: null },
+    });
+    const gone = new Date('2026-11-28T09:00:00.000Z');
+    await database.db.shop.update({ where: { id: env.shopId }, data: { uninstalledAt: gone } });
+    await database.db.courierEnvironment.update({ where: { id: env.id }, data: { webhookSecretPrevEnc: null, webhookSecretPrevUntil: null } });
+    expect(await findEndpoint(database.db, database.provider, 'ep_event_sql_0123456789ab')).toMatchObject({ webhookSecretPrevEnc: null, webhookSecretPrevUntil: null, shop: { uninstalledAt: gone } });
+    await database.db.shop.update({ where: { id: env.shopId }, data: { uninstalledAt: null } });
+    expect(await findEndpoint(database.db, database.provider, 'ep_unknown_0123456789ab')).toBeNull();
+  });
+
+  it('inserts a RECEIVED event that Prisma reads back field for field, once per event id', async () => {
+    const e = {
+      environmentId: env.id, eventId: 'evt_sql_1', type: 'delivery.status.updated', deliveryRef: 'dlv_1', status: 'collected',
+      occurredAt: new Date('2026-11-28T09:15:30.123Z'), payload: '{"id":"evt_sql_1"}', receivedAt: Date.parse('2026-11-28T09:15:31.456Z'),
+    };
+    const id = await database.db.$transaction((tx) => insertCourierEvent(tx, database.provider, e));
+    expect(id).toEqual(expect.any(String));
+    const row = await database.db.courierEvent.findUniqueOrThrow({ where: { id: id! } });
+    expect(row).toMatchObject({
+      environmentId: env.id, eventId: 'evt_sql_1', type: 'delivery.status.updated', deliveryRef: 'dlv_1', status: 'collected',
+      payload: '{"id":"evt_sql_1"}', state: 'RECEIVED', attempts: 0, deliveryId: null, processedAt: null,
+    });
+    expect(row.occurredAt?.toISOString()).toBe('2026-11-28T09:15:30.123Z');
+    expect(row.receivedAt.toISOString()).toBe('2026-11-28T09:15:31.456Z');
+    // Prisma's own comparisons see the stored times as times.
+    expect(await database.db.courierEvent.count({ where: { id: id!, receivedAt: { gt: new Date('2026-11-28T09:15:31.455Z'), lt: new Date('2026-11-28T09:15:31.457Z') } } })).toBe(1);
+
+    expect(await database.db.$transaction((tx) => insertCourierEvent(tx, database.provider, { ...e, status: 'delivered' }))).toBeNull();
+    const other = await database.db.$transaction((tx) => insertCourierEvent(tx, database.provider, { ...e, eventId: 'evt_sql_2', occurredAt: null, deliveryRef: null, status: null }));
+    expect(await database.db.courierEvent.findUniqueOrThrow({ where: { id: other! } })).toMatchObject({ occurredAt: null, deliveryRef: null, status: null });
+    expect(await database.db.courierEvent.count({ where: { environmentId: env.id, eventId: 'evt_sql_1' } })).toBe(1);
+  });
+
+  it('finds the newest generation a courier id names, in this shop and environment only', async () => {
+    await database.db.courierRef.createMany({
+      data: [
+        { deliveryId: 'd-old', shopId: env.shopId, environment: 'test', generation: 1, kind: 'delivery', value: 'dlv_shared' },
+        { deliveryId: 'd-new', shopId: env.shopId, environment: 'test', generation: 2, kind: 'dispatch', value: 'dlv_shared' },
+        { deliveryId: 'd-old', shopId: env.shopId, environment: 'live', generation: 1, kind: 'delivery', value: 'dlv_live_only' },
+      ],
+    });
+    expect(await findRef(database.db, database.provider, env, ['nothing', 'dlv_shared'])).toEqual({ deliveryId: 'd-new', generation: 2 });
+    expect(await findRef(database.db, database.provider, env, ['dlv_live_only'])).toBeNull();
+    expect(await findRef(database.db, database.provider, { ...env, environment: 'live' }, ['dlv_live_only'])).toEqual({ deliveryId: 'd-old', generation: 1 });
+    expect(await findRef(database.db, database.provider, env, [])).toBeNull();
+  });
+
+  it('claims an event once: PROCESSED for the delivery, attempts counted, the retry fields cleared', async () => {
+    const id = (await database.db.$transaction((tx) => insertCourierEvent(tx, database.provider, {
+      environmentId: env.id, eventId: 'evt_sql_claim', type: 'delivery.status.updated', deliveryRef: 'dlv_shared', status: 'collected',
+      occurredAt: null, payload: '{}', receivedAt: Date.now(),
+    })))!;
+    await database.db.courierEvent.update({ where: { id }, data: { state: 'UNMATCHED', attempts: 2, lastError: 'no delivery yet', nextAttemptAt: new Date() } });
+    const now = new Date('2026-11-28T09:20:00.000Z');
+    expect(await database.db.$transaction((tx) => claimEvent(tx, database.provider, id, 'd-new', now))).toBe(true);
+    expect(await database.db.$transaction((tx) => claimEvent(tx, database.provider, id, 'd-old', now))).toBe(false);
+    const row = await database.db.courierEvent.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({ state: 'PROCESSED', deliveryId: 'd-new', attempts: 3, lastError: null, nextAttemptAt: null });
+    expect(row.processedAt?.toISOString()).toBe('2026-11-28T09:20:00.000Z');
+  });
+});
