@@ -243,7 +243,9 @@ describe(`job queue on ${provider}`, () => {
 
   it("fairness groups: a shop's backlog holds at most its share of the workers; another shop's later job is among the first 2 started", async () => {
     const started = await fairnessRun('fair-share', { concurrency: 2, groupConcurrency: 1 });
-    expect(started.slice(0, 2)).toEqual(['A1', 'B1']);
+    // SQLite starts A's jobs oldest first; pg-boss may keep A2 and give back A1 (queue.ts, guarantee 9).
+    expect(started[0]).toMatch(pg ? /^A\d+$/ : /^A1$/);
+    expect(started[1]).toBe('B1');
     expect(started.filter((l) => l.startsWith('A'))).toHaveLength(10);
     await expect(newQueue().then((q) => q.work('bad-share', async () => {}, { concurrency: 2, groupConcurrency: 3 }))).rejects.toThrow(/groupConcurrency/);
   });
