@@ -29,7 +29,7 @@ describe('transitionLatest with the row the job last wrote', () => {
   it('a current known row is used as it is', async () => {
     const d = await skipped('known-current.myshopify.com');
     const seen: string[] = [];
-    const r = await s.app.db.$transaction((tx) => transitionLatest(tx, null, d.id, plan(seen), 5, d));
+    const r = await s.app.db.$transaction((tx) => transitionLatest(tx, null, d.id, plan(seen), { known: d }));
     expect(r).toMatchObject({ applied: true, to: 'SKIPPED' });
     expect(r.row).toBe(d);
     expect(seen).toEqual(['shipping_method']);
@@ -40,7 +40,7 @@ describe('transitionLatest with the row the job last wrote', () => {
     // Changed after the job's last write, without a status change.
     await s.app.db.delivery.update({ where: { id: d.id }, data: { reasonCode: 'changed_meanwhile' } });
     const seen: string[] = [];
-    const r = await s.app.db.$transaction((tx) => transitionLatest(tx, null, d.id, plan(seen), 5, d));
+    const r = await s.app.db.$transaction((tx) => transitionLatest(tx, null, d.id, plan(seen), { known: d }));
     expect(r).toMatchObject({ applied: true, to: 'SKIPPED' });
     expect(seen).toEqual(['shipping_method', 'changed_meanwhile']);
     expect(await s.app.db.delivery.findUniqueOrThrow({ where: { id: d.id } })).toMatchObject({ reasonCode: 'changed_meanwhile', reason: 'was changed_meanwhile' });
@@ -53,7 +53,7 @@ describe('transitionLatest with the row the job last wrote', () => {
     const r = await s.app.db.$transaction((tx) => transitionLatest(tx, null, d.id, (row) => {
       seen.push(row.reasonCode ?? 'null');
       return { event: 'shopify_cancelled', data: { reason: `was ${row.reasonCode}` }, timeline: { kind: 'shopify_cancelled' } };
-    }, 5, d));
+    }, { known: d }));
     expect(r).toMatchObject({ applied: true });
     expect(seen).toEqual(['shipping_method', 'changed_meanwhile']);
     expect(await s.app.db.delivery.findUniqueOrThrow({ where: { id: d.id } })).toMatchObject({ reason: 'was changed_meanwhile' });

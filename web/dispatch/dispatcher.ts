@@ -350,7 +350,7 @@ export async function recordCreated(
           message: `Courier order ${r.orderId} created: job ${r.dispatchId || 'not given'}, ${r.deliveryPrice ? `${r.deliveryPrice} ${r.currency}` : 'price not given'}`,
         },
       };
-    }, 5, known);
+    }, { known });
     if (!done.applied) return;
     const current = done.row!;
     // This generation's ids are new: no webhook could have taught us them before this commit.

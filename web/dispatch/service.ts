@@ -23,7 +23,7 @@ import { isSuccess } from '../lifecycle/progress.ts';
 import type { Problem, ReasonCode } from './status.ts';
 import { decideAddressChange, type AddressChangeDecision } from './address-change.ts';
 import { BOOKED, decide, factsOf, newGeneration, type DeliveryStatus, type Facts, type MerchantAction, type Row } from '../lifecycle/machine.ts';
-import { ActionError, createDelivery, merchantTransition, transitionLatest } from '../transitions/transition.ts';
+import { ActionError, createDelivery, merchantTransition, readFullDelivery, transitionLatest } from '../transitions/transition.ts';
 import { addEvent } from '../transitions/timeline.ts';
 import { storableDeep } from '../security/text.ts';
 
@@ -201,7 +201,7 @@ export function ordersUpdatedHandler(queue: JobQueue): TopicHandler {
       if (d.requestBody !== null && !facts.sent) Object.assign(data, { requestBody: null, idempotencyKey: null, createSentAt: null });
       const resend = d.status === 'FAILED' && d.requestBody !== null ? '; Retry resends the request already sent (old details): use Fix or Re-dispatch to send the new ones' : '';
       return { event: 'shopify_address_changed', data, timeline: { kind: 'address_updated', message: `Shopify changed the order's ${what}${dropped}; the stored order was updated${resend}`, source: 'shopify' } };
-    });
+    }, { read: readFullDelivery });
     const decided = outcome as AddressChangeDecision | null;
     if (r.applied && requeued) afterCommit(() => queue.notify());
     if (decided?.kind === 'none') {

@@ -1,7 +1,10 @@
 // The delivery timeline (DeliveryEvent rows): what happened to a delivery, in
 // the merchant's words, oldest first. Append-only: nothing here updates or
 // deletes a row (privacy/erase.ts scrubs messages of personal data).
+import { randomUUID } from 'node:crypto';
 import type { Tx } from '../db/client.ts';
+import { providerOf } from '../db/raw-rows.ts';
+import { dbTime, forProvider, TS } from '../db/raw-sql.ts';
 
 export interface TimelineEntry {
   kind: string;
@@ -15,20 +18,17 @@ export interface TimelineEntry {
   generation?: number;
 }
 
-/** Writes one line, in the caller's transaction when given one. */
+/** Writes one line, in the caller's transaction when given one: one raw insert (a compiled create cost 0.4 ms, issue 24). */
 export async function addEvent(tx: Tx, deliveryId: string, e: TimelineEntry): Promise<void> {
-  await tx.deliveryEvent.create({
-    data: {
-      deliveryId,
-      kind: e.kind,
-      message: e.message ?? null,
-      status: e.status ?? null,
-      source: e.source ?? 'app',
-      applied: e.applied ?? true,
-      courierEventId: e.courierEventId ?? null,
-      ...(e.generation ? { generation: e.generation } : {}),
-      occurredAt: e.occurredAt ?? new Date(),
-    },
-    select: { id: true },
-  });
+  const provider = providerOf(tx);
+  await tx.$executeRawUnsafe(
+    forProvider(
+      provider,
+      `INSERT INTO "DeliveryEvent" ("id", "deliveryId", "kind", "status", "applied", "message", "source", "courierEventId", "generation", "occurredAt", "receivedAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10${TS}, $11${TS})`,
+    ),
+    randomUUID(), deliveryId, e.kind, e.status ?? null, e.applied ?? true, e.message ?? null, e.source ?? 'app', e.courierEventId ?? null,
+    // The schema's defaults: generation 1, received now.
+    e.generation || 1, dbTime(provider, (e.occurredAt ?? new Date()).getTime()), dbTime(provider, Date.now()),
+  );
 }

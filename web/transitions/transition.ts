@@ -6,6 +6,8 @@
 // - A change is ONE conditional UPDATE: where id, generation and the status the
 //   decision was made on (plus any extra condition the caller adds, e.g. a rank
 //   guard). A concurrent change makes it match nothing, and nothing is written.
+//   It and transitionLatest's read are raw SQL (web/db/raw-rows.ts, issue 24) unless
+//   the plan writes a protected field, which only Prisma's extension seals.
 // - The timeline entry and the effects' jobs are written in the same
 //   transaction, and only when the update matched.
 // - An illegal (state, event) pair writes nothing: background callers get
@@ -18,6 +20,7 @@ import { decide, factsOf, flowTriggersOf, type CurrentRow, type Decision, type D
 import { runEffects } from './effects.ts';
 import { addEvent, type TimelineEntry } from './timeline.ts';
 import { recordFlowTriggers } from './flow-outbox.ts';
+import { readRow, updateRows, writableRaw, type OpenDeliveryRow } from '../db/raw-rows.ts';
 
 /** A merchant action refused (409 unless said), or a delivery not found (404). */
 export class ActionError extends Error {
@@ -51,11 +54,10 @@ export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, 
   const data = plan.data ?? {};
   // Nothing to write (e.g. a cancellation of a delivered order): only the timeline records it.
   if (decision.to !== d.status || Object.keys(data).length > 0) {
-    const n = await tx.delivery.updateMany({
-      where: { ...plan.where, id: d.id, generation: d.generation, status: d.status },
-      data: { ...data, status: decision.to },
-    });
-    if (n.count !== 1) return { applied: false, conflict: true, decision };
+    const where = { ...plan.where, id: d.id, generation: d.generation, status: d.status };
+    const set = { ...data, status: decision.to };
+    const n = writableRaw('Delivery', where, set) ? await updateRows(tx, 'Delivery', where, set) : (await tx.delivery.updateMany({ where, data: set })).count;
+    if (n !== 1) return { applied: false, conflict: true, decision };
   }
   if (plan.timeline) await addEvent(tx, d.id, plan.timeline);
   await runEffects(tx, queue, decision.row.effects, d.id, plan.generation ?? d.generation, d.shopId);
@@ -65,20 +67,35 @@ export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, 
   return { applied: true, to: decision.to, decision };
 }
 
-export type DeliveryRow = NonNullable<Awaited<ReturnType<Tx['delivery']['findUnique']>>>;
+/** The delivery as transitionLatest reads it: every column but the protected personal data. */
+export type DeliveryRow = OpenDeliveryRow;
+/** The whole delivery, personal data opened (Prisma's extension): for plans that decide on the order itself. */
+export type FullDeliveryRow = NonNullable<Awaited<ReturnType<Tx['delivery']['findUnique']>>>;
+export const readFullDelivery = (tx: Tx, id: string): Promise<FullDeliveryRow | null> => tx.delivery.findUnique({ where: { id } });
+const readOpenDelivery = (tx: Tx, id: string) => readRow(tx, 'Delivery', id);
+
+export interface LatestOptions<R> {
+  /** Reads and decisions before giving up on a row that keeps changing. */
+  attempts?: number;
+  /**
+   * The row as this job last wrote it, tried first to save the read. Only for plans that put every
+   * field they decide on (beyond id, generation and status) into `where` and always write data: a
+   * stale row then matches nothing and costs a read, as a concurrent change does.
+   */
+  known?: R;
+  /** How the row is read: by default its open columns, one raw statement; readFullDelivery for the order itself. */
+  read?: (tx: Tx, id: string) => Promise<R | null>;
+}
 
 /**
  * Reads the delivery, lets `plan` decide on what it holds now (null: nothing to
  * do), and performs it; after a concurrent change, reads and decides again.
- *
- * `known`: the row as this job last wrote it, tried first to save the read.
- * Only for plans that put every field they decide on (beyond id, generation and
- * status) into `where` and always write data: a stale row then matches nothing
- * and costs a read, as a concurrent change does.
  */
-export async function transitionLatest(
-  tx: Tx, queue: JobQueue | null, deliveryId: string, plan: (d: DeliveryRow) => Plan | null, attempts = 5, known?: DeliveryRow,
-): Promise<Outcome & { row: DeliveryRow | null }> {
+export async function transitionLatest<R extends CurrentRow = DeliveryRow>(
+  tx: Tx, queue: JobQueue | null, deliveryId: string, plan: (d: R) => Plan | null, opts: LatestOptions<R> = {},
+): Promise<Outcome & { row: R | null }> {
+  const { attempts = 5, known } = opts;
+  const read = (opts.read ?? readOpenDelivery) as (tx: Tx, id: string) => Promise<R | null>;
   if (known) {
     const p = plan(known);
     if (p && p.where && Object.keys(p.data ?? {}).length > 0) {
@@ -87,7 +104,7 @@ export async function transitionLatest(
     }
   }
   for (let i = 0; i < attempts; i++) {
-    const row = await tx.delivery.findUnique({ where: { id: deliveryId } });
+    const row = await read(tx, deliveryId);
     const p = row ? plan(row) : null;
     if (!row || !p) return { applied: false, conflict: false, decision: null, row };
     const r = await transition(tx, queue, row, p);

@@ -1,0 +1,71 @@
+// The raw conditional update (web/db/raw-rows.ts): the statement each Prisma updateMany shape becomes.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { columnsOf, UPDATED_AT, updateStatement, writableRaw } from '../../web/db/raw-rows.ts';
+
+const NOW = Date.parse('2026-11-28T12:00:00.000Z');
+
+describe('raw row statements', () => {
+  it.each([
+    [
+      'equality, a rank guard and the @updatedAt column (sqlite)', 'sqlite',
+      { id: 'd1', generation: 2, status: 'CREATED', courierStatusRank: { lt: 3 } },
+      { courierStatus: 'in_transit', courierStatusRank: 3, status: 'IN_PROGRESS' },
+      'UPDATE "Delivery" SET "courierStatus" = ?, "courierStatusRank" = ?, "status" = ?, "updatedAt" = ? WHERE "id" = ? AND "generation" = ? AND "status" = ? AND "courierStatusRank" < ?',
+      ['in_transit', 3, 'IN_PROGRESS', '2026-11-28T12:00:00.000+00:00', 'd1', 2, 'CREATED', 3],
+    ],
+    [
+      'the same on postgres, with its placeholders', 'postgres',
+      { id: 'd1', courierStatusRank: { lt: 3 } },
+      { courierStatusRank: 3 },
+      'UPDATE "Delivery" SET "courierStatusRank" = $1, "updatedAt" = $2::timestamp(3) WHERE "id" = $3 AND "courierStatusRank" < $4',
+      [3, '2026-11-28T12:00:00.000', 'd1', 3],
+    ],
+    [
+      'null matches IS NULL; dates are bound as each provider stores them', 'postgres',
+      { id: 'd1', reasonCode: null, dispatchedAt: new Date('2026-11-28T09:15:30.123Z') },
+      { reasonCode: null, lastEventAt: new Date('2026-11-28T10:00:00.000Z'), writebackPending: true },
+      'UPDATE "Delivery" SET "reasonCode" = $1, "lastEventAt" = $2::timestamp(3), "writebackPending" = $3, "updatedAt" = $4::timestamp(3) WHERE "id" = $5 AND "reasonCode" IS NULL AND "dispatchedAt" = $6::timestamp(3)',
+      [null, '2026-11-28T10:00:00.000', true, '2026-11-28T12:00:00.000', 'd1', '2026-11-28T09:15:30.123'],
+    ],
+    [
+      'increment, every comparison, undefined left out, updatedAt given', 'sqlite',
+      { id: 'd1', tries: { gte: 1, lte: 4 }, shopifyRank: { gt: 0 }, reason: undefined },
+      { tries: { increment: 1 }, updatedAt: new Date(NOW - 1000), lastError: undefined },
+      'UPDATE "Delivery" SET "tries" = "tries" + ?, "updatedAt" = ? WHERE "id" = ? AND "tries" >= ? AND "tries" <= ? AND "shopifyRank" > ?',
+      [1, '2026-11-28T11:59:59.000+00:00', 'd1', 1, 4, 0],
+    ],
+  ] as const)('%s', (_name, provider, where, data, text, values) => {
+    expect(updateStatement(provider, 'Delivery', where, data, NOW)).toEqual({ text, values });
+  });
+
+  it.each([
+    ['a field the schema does not have', { id: 'd1' }, { nope: 1 }, /Delivery\.nope is not a column/],
+    ['a relation filter', { shop: { domain: 'x' } }, { status: 'NEW' }, /Delivery\.shop is not a column/],
+    ['a protected field', { id: 'd1' }, { orderJson: '{}' }, /Delivery\.orderJson is not a column/],
+    ['an operator it does not know', { id: { in: ['a'] } }, { status: 'NEW' }, /only equality, lt, lte, gt and gte/],
+    ['a comparison with null', { courierStatusRank: { lt: null } }, { status: 'NEW' }, /only equality, lt, lte, gt and gte/],
+    ['a write other than a value or increment', { id: 'd1' }, { tries: { multiply: 2 } }, /only a value or \{ increment \}/],
+    ['no condition', {}, { status: 'NEW' }, /needs a condition/],
+  ])('refuses %s', (_name, where, data, message) => {
+    expect(() => updateStatement('sqlite', 'Delivery', where, data, NOW)).toThrow(message);
+  });
+
+  it('leaves the protected personal data to Prisma, which seals it', () => {
+    expect([...columnsOf('Delivery').keys()]).not.toContain('orderJson');
+    expect(columnsOf('Delivery').get('courierStatusAt')).toEqual({ type: 'DateTime', isUpdatedAt: false });
+    expect(columnsOf('Delivery').get('updatedAt')).toEqual({ type: 'DateTime', isUpdatedAt: true });
+    expect(writableRaw('Delivery', { id: 'd1' }, { status: 'NEW' })).toBe(true);
+    expect(writableRaw('Delivery', { id: 'd1' }, { responseBody: 'x' })).toBe(false);
+    expect(writableRaw('Delivery', { requestBody: null }, { status: 'NEW' })).toBe(false);
+  });
+});
+
+describe('raw rows and the schema', () => {
+  it("UPDATED_AT names exactly the model's @updatedAt fields in prisma/models.prisma", () => {
+    const schema = readFileSync(new URL('../../prisma/models.prisma', import.meta.url), 'utf8');
+    const model = /model Delivery \{([\s\S]*?)\n\}/.exec(schema)![1]!;
+    const fields = [...model.matchAll(/^\s*(\w+)\s+DateTime\??\s+.*@updatedAt/gm)].map((m) => m[1]);
+    expect(fields).toEqual([...UPDATED_AT.Delivery]);
+  });
+});
