@@ -69,6 +69,24 @@ describe(`job queue on ${provider}`, () => {
     expect(q.backend).toBe(pg ? 'pg-boss' : 'sqlite');
   });
 
+  it('a claim while the enqueuing transaction is still open does not see its job, which never runs after the rollback', async () => {
+    const seen: string[] = [];
+    const q = await newQueue();
+    await q.work<{ n: number }>('open-tx', async (job) => void seen.push(job.id));
+    await q.start();
+    await expect(
+      database.db.$transaction(async (tx) => {
+        await q.enqueue(tx, 'open-tx', { n: 1 });
+        q.notify(); // a claim pass now, on SQLite waiting for the connection this transaction holds
+        await sleep(300);
+        throw new Error('handler failed after the enqueue');
+      }, { timeout: 10_000 }),
+    ).rejects.toThrow('handler failed after the enqueue');
+    q.notify();
+    await sleep(pg ? 1_500 : 300);
+    expect(seen).toEqual([]);
+  });
+
   it('runs a job enqueued in a committed transaction once, with its data; a rolled-back one never', async () => {
     const seen: Array<{ id: string; data: unknown; attempt: number }> = [];
     const q = await newQueue();

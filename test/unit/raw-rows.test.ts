@@ -69,3 +69,15 @@ describe('raw rows and the schema', () => {
     expect(fields).toEqual([...UPDATED_AT.Delivery]);
   });
 });
+
+describe('raw row statements: OR', () => {
+  it("renders Prisma's OR of conditions in parentheses, and checks its fields", () => {
+    expect(updateStatement('sqlite', 'Delivery', { id: 'd1', OR: [{ syncLockedUntil: null }, { syncLockedUntil: { lt: new Date(NOW) } }] }, { syncLockedUntil: new Date(NOW + 30_000) }, NOW)).toEqual({
+      text: 'UPDATE "Delivery" SET "syncLockedUntil" = ?, "updatedAt" = ? WHERE "id" = ? AND ("syncLockedUntil" IS NULL OR "syncLockedUntil" < ?)',
+      values: ['2026-11-28T12:00:30.000+00:00', '2026-11-28T12:00:00.000+00:00', 'd1', '2026-11-28T12:00:00.000+00:00'],
+    });
+    expect(() => updateStatement('sqlite', 'Delivery', { id: 'd1', OR: [] }, { status: 'NEW' }, NOW)).toThrow(/OR takes a list/);
+    expect(() => updateStatement('sqlite', 'Delivery', { OR: [{ nope: 1 }] }, { status: 'NEW' }, NOW)).toThrow(/Delivery\.nope is not a column/);
+    expect(writableRaw('Delivery', { OR: [{ requestBody: null }] }, { status: 'NEW' })).toBe(false);
+  });
+});

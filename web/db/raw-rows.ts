@@ -67,12 +67,13 @@ const COMPARISONS = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
 
 /** Whether updateRows can take this where and data: no protected field named (their values are sealed). */
 export function writableRaw(model: ModelName, where: RawWhere, data: RawData): boolean {
-  return ![...Object.keys(where), ...Object.keys(data)].some((k) => PROTECTED[model].has(k));
+  const named = (w: RawWhere): string[] => Object.entries(w).flatMap(([k, v]) => (k === 'OR' && Array.isArray(v) ? v.flatMap(named) : [k]));
+  return ![...named(where), ...Object.keys(data)].some((k) => PROTECTED[model].has(k));
 }
 
 /**
  * The statement for `UPDATE model SET data WHERE where` (Prisma's updateMany), in `provider`'s dialect.
- * where: equality (null is IS NULL) or { lt | lte | gt | gte }; data: values or { increment }.
+ * where: equality (null is IS NULL), { lt | lte | gt | gte } or OR: [where…]; data: values or { increment }.
  * A field of the schema's @updatedAt is set to `now` unless data sets it. Pure: table-tested.
  */
 export function updateStatement(provider: Provider, model: ModelName, where: RawWhere, data: RawData, now: number): { text: string; values: unknown[] } {
@@ -99,19 +100,28 @@ export function updateStatement(provider: Provider, model: ModelName, where: Raw
   }
   for (const [k, c] of cols) if (c.isUpdatedAt && data[k] === undefined) sets.push(`"${k}" = ${bind(c, new Date(now))}`);
   if (!sets.length) throw new Error(`nothing to write to ${model}`);
-  const conds: string[] = [];
-  for (const [k, v] of Object.entries(where)) {
-    if (v === undefined) continue;
-    const c = column(k);
-    if (v === null) conds.push(`"${k}" IS NULL`);
-    else if (typeof v === 'object' && !(v instanceof Date)) {
-      for (const [op, x] of Object.entries(v as Record<string, unknown>)) {
-        const sqlOp = COMPARISONS[op as keyof typeof COMPARISONS];
-        if (!sqlOp || x === null || x === undefined) throw new Error(`${model}.${k}: only equality, lt, lte, gt and gte with a value can be matched`);
-        conds.push(`"${k}" ${sqlOp} ${bind(c, x)}`);
+  const conditions = (w: RawWhere): string[] => {
+    const conds: string[] = [];
+    for (const [k, v] of Object.entries(w)) {
+      if (v === undefined) continue;
+      if (k === 'OR') {
+        if (!Array.isArray(v) || !v.length) throw new Error(`${model}: OR takes a list of conditions`);
+        conds.push(`(${v.map((x: RawWhere) => conditions(x).join(' AND ') || 'TRUE').join(' OR ')})`);
+        continue;
       }
-    } else conds.push(`"${k}" = ${bind(c, v)}`);
-  }
+      const c = column(k);
+      if (v === null) conds.push(`"${k}" IS NULL`);
+      else if (typeof v === 'object' && !(v instanceof Date)) {
+        for (const [op, x] of Object.entries(v as Record<string, unknown>)) {
+          const sqlOp = COMPARISONS[op as keyof typeof COMPARISONS];
+          if (!sqlOp || x === null || x === undefined) throw new Error(`${model}.${k}: only equality, lt, lte, gt and gte with a value can be matched`);
+          conds.push(`"${k}" ${sqlOp} ${bind(c, x)}`);
+        }
+      } else conds.push(`"${k}" = ${bind(c, v)}`);
+    }
+    return conds;
+  };
+  const conds = conditions(where);
   if (!conds.length) throw new Error(`an update of ${model} needs a condition`);
   return { text: forProvider(provider, `UPDATE "${model}" SET ${sets.join(', ')} WHERE ${conds.join(' AND ')}`), values };
 }

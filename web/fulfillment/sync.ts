@@ -29,6 +29,7 @@ import {
   numericId,
 } from '../shopify/operations.ts';
 import { planSync, rankOf } from '../lifecycle/progress.ts';
+import { updateRows } from '../db/raw-rows.ts';
 import { trackingUrlFor } from '../tracking/store.ts';
 
 // Short, and renewed after every Shopify write, so a crashed worker's lease
@@ -67,11 +68,9 @@ export function runFulfillmentSync(ctx: AppContext, deliveryId: string): Promise
 
 async function syncUnderLease(ctx: AppContext, deliveryId: string): Promise<void> {
   const now = new Date(ctx.now());
-  const lease = await ctx.db.delivery.updateMany({
-    where: { id: deliveryId, OR: [{ syncLockedUntil: null }, { syncLockedUntil: { lt: now } }] },
-    data: { syncLockedUntil: new Date(now.getTime() + LEASE_MS) },
-  });
-  if (!lease.count) {
+  // The lease and its release are raw statements (web/db/raw-rows.ts): one of each per write-back.
+  const lease = await updateRows(ctx.db, 'Delivery', { id: deliveryId, OR: [{ syncLockedUntil: null }, { syncLockedUntil: { lt: now } }] }, { syncLockedUntil: new Date(now.getTime() + LEASE_MS) });
+  if (!lease) {
     if (!(await ctx.db.delivery.count({ where: { id: deliveryId } }))) return;
     throw new SyncBusyError('another instance holds this delivery\'s Shopify write lease (or one that stopped left it); retrying later');
   }
@@ -85,8 +84,7 @@ async function syncUnderLease(ctx: AppContext, deliveryId: string): Promise<void
     if (e instanceof ShopifyAdminError && !e.retryable) return shopifyAttention(ctx, deliveryId, e.message);
     throw e;
   } finally {
-    // `select: { id }` here and below: the full row would be read back and its protected fields decrypted for nothing.
-    await ctx.db.delivery.update({ where: { id: deliveryId }, data: { syncLockedUntil: null }, select: { id: true } });
+    await updateRows(ctx.db, 'Delivery', { id: deliveryId }, { syncLockedUntil: null });
   }
 }
 
@@ -123,7 +121,7 @@ async function syncDelivery(ctx: AppContext, d: Loaded, settings: Settings): Pro
       fulfillmentEvent: { fulfillmentId, status: e.event, happenedAt: e.happenedAt.toISOString(), message: `${settings.fulfillment.courierName}: ${e.courierStatus.replace(/_/g, ' ')}` },
     });
     throwOnUserErrors('fulfillmentEventCreate', data?.fulfillmentEventCreate);
-    await ctx.db.delivery.update({ where: { id: d.id }, data: { shopifyRank: e.rank, syncLockedUntil: new Date(ctx.now() + LEASE_MS) }, select: { id: true } });
+    await updateRows(ctx.db, 'Delivery', { id: d.id }, { shopifyRank: e.rank, syncLockedUntil: new Date(ctx.now() + LEASE_MS) });
     await addEvent(ctx.db, d.id, { kind: 'shopify_event', status: e.event, source: 'shopify', message: `Shopify fulfillment event ${e.event} (courier: ${e.courierStatus})` });
   }
   // No metafield write per courier status: the status metafield is the booking's (web/dispatch/dispatcher.ts

@@ -19,14 +19,13 @@
 // changes nothing. A lease that runs out under an owner that is not alive is
 // given back by a sweep every leaseMs/2.
 //
-// Every statement runs in its own interactive transaction
-// (`db.$transaction`), never on the bare client: the better-sqlite3 adapter has
-// ONE connection, and a query on the bare client runs inside whatever
-// interactive transaction is open at that moment. It would see that
-// transaction's uncommitted jobs (running a job whose enqueue then rolls back)
-// and its writes would be rolled back with it. `$transaction` takes the
-// adapter's transaction mutex, so the worker only sees committed rows.
-// Statements: sqlite-sql.ts.
+// The better-sqlite3 adapter has ONE connection. A query on the bare client would run inside
+// whatever interactive transaction is open at that moment, see its uncommitted jobs (running a
+// job whose enqueue then rolls back) and be rolled back with it, were it not for the lock
+// web/db/client.ts puts around plain statements and whole transactions alike: a plain statement
+// waits until the open transaction ends, so the worker only sees committed rows. The claim and
+// the outcome are each one such statement; several statements that must hold together run in
+// `db.$transaction`. Statements: sqlite-sql.ts.
 import { hostname } from 'node:os';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
@@ -269,20 +268,20 @@ export class SqliteJobQueue extends BaseJobQueue {
     this.maybeMore = wanted.length < this.registrations.size;
     if (!this.claiming || wanted.length === 0) return;
     const at = Date.now();
-    const rows = await this.tx(async (tx) => {
-      const due = new Set(
-        (await tx.$queryRawUnsafe<Array<{ queue: string }>>(dueQueues(wanted.length), ...wanted.flatMap((w) => [w.reg.name, w.reg.name, sqliteTime(at)]))).map((r) => r.queue),
-      );
-      const claimable = wanted.filter((w) => due.has(w.reg.name));
-      if (!claimable.length) return [];
-      return tx.$queryRawUnsafe<ClaimedRow[]>(
-        claimJobs(claimable.length),
-        this.owner,
-        sqliteTime(at + this.leaseMs),
-        sqliteTime(at),
-        ...claimable.flatMap((w) => claimBinds(w.reg.name, sqliteTime(at), w.reg.groupConcurrency, w.free)),
-      );
-    });
+    // No transaction: the claim is one statement that checks everything again, and a plain statement
+    // takes the connection's lock for itself (web/db/client.ts); BEGIN and COMMIT were two more.
+    const db = this.database.db;
+    const due = new Set(
+      (await db.$queryRawUnsafe<Array<{ queue: string }>>(dueQueues(wanted.length), ...wanted.flatMap((w) => [w.reg.name, w.reg.name, sqliteTime(at)]))).map((r) => r.queue),
+    );
+    const claimable = wanted.filter((w) => due.has(w.reg.name));
+    const rows = !claimable.length ? [] : await db.$queryRawUnsafe<ClaimedRow[]>(
+      claimJobs(claimable.length),
+      this.owner,
+      sqliteTime(at + this.leaseMs),
+      sqliteTime(at),
+      ...claimable.flatMap((w) => claimBinds(w.reg.name, sqliteTime(at), w.reg.groupConcurrency, w.free)),
+    );
     const got = new Map<string, number>();
     for (const row of rows) got.set(row.queue, (got.get(row.queue) ?? 0) + 1);
     if (wanted.some((w) => got.get(w.reg.name) === w.free)) this.maybeMore = true;
@@ -329,7 +328,8 @@ export class SqliteJobQueue extends BaseJobQueue {
   private async settle(job: Job, outcome: Exclude<Outcome, { kind: 'abandoned' }>): Promise<void> {
     const now = Date.now();
     const { sql, args } = outcomeUpdate(outcome, now);
-    const changed = await this.tx((tx) => tx.$executeRawUnsafe(sql, ...args, job.id, this.owner, job.attempt));
+    // One statement, autocommit: no interactive transaction around it.
+    const changed = await this.database.db.$executeRawUnsafe(sql, ...args, job.id, this.owner, job.attempt);
     if (changed !== 1) this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, 'job was given back before its outcome was stored');
   }
 
