@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
-import { dbTime, insertSql } from '../../web/inbox/sql.ts';
+import { dbTime } from '../../web/db/raw-sql.ts';
+import { insertSql } from '../../web/inbox/sql.ts';
 import { InboxWorker, pauseAfterBatchMs } from '../../web/inbox/worker.ts';
 import { createLogger } from '../../web/ops/logger.ts';
 import { SecretBox } from '../../web/security/crypto.ts';

@@ -7,7 +7,8 @@ import type { Logger } from '../ops/logger.ts';
 import { parseShopifyJson } from '../shopify/json.ts';
 import { payloadMismatch } from '../shopify/webhook-guard.ts';
 import { storableDeep } from '../security/text.ts';
-import { insertReceipt, type Provider } from './sql.ts';
+import type { Provider } from '../db/raw-sql.ts';
+import { insertReceipt } from './sql.ts';
 
 export interface WebhookContext {
   tx: Tx;

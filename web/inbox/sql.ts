@@ -6,8 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../db/client.ts';
 import { dbTime, forProvider as sql, placeholders, TS, type Provider } from '../db/raw-sql.ts';
 
-export { dbTime, type Provider };
-
 export interface InboxRow {
   id: number;
   source: string;

@@ -21,7 +21,8 @@ import type { SecretBox } from '../security/crypto.ts';
 import { isUniqueViolation } from '../db/client.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { DecryptionError } from '../security/crypto.ts';
-import { claimOneSql, claimSql, dbTime, depthSql, markDone, markFailed, pruneSql, type InboxRow } from './sql.ts';
+import { dbTime, rawTime } from '../db/raw-sql.ts';
+import { claimOneSql, claimSql, depthSql, markDone, markFailed, pruneSql, type InboxRow } from './sql.ts';
 import { processShopifyWebhook, UnprocessableWebhook, type TopicHandlers } from './shopify.ts';
 import { inboxMetrics } from '../ops/metrics.ts';
 
@@ -271,7 +272,7 @@ export class InboxWorker {
   /** Pending rows and the age of the oldest, for /metrics. */
   async depth(): Promise<{ pending: number; oldestAgeSeconds: number }> {
     const [r] = await this.#ctx.db.$queryRawUnsafe<Array<{ n: number | bigint; oldest: string | Date | null }>>(depthSql(this.#provider));
-    const oldest = r?.oldest ? new Date(r.oldest).getTime() : null;
+    const oldest = r?.oldest ? rawTime(r.oldest)!.getTime() : null;
     return { pending: Number(r?.n ?? 0), oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (this.#ctx.now() - oldest) / 1000) };
   }
 }

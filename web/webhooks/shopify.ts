@@ -14,7 +14,8 @@ import type { Database } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import { startIntakeTimer } from '../ops/metrics.ts';
 import type { SecretBox } from '../security/crypto.ts';
-import { dbTime, insertSql, type Provider } from '../inbox/sql.ts';
+import { dbTime, type Provider } from '../db/raw-sql.ts';
+import { insertSql } from '../inbox/sql.ts';
 import { verifyShopifyHmac } from '../shopify/hmac.ts';
 import type { BareAnswer, BareHandler } from '../ops/bare-http.ts';
 
