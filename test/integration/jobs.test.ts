@@ -273,6 +273,71 @@ describe(`job queue on ${provider}`, () => {
     expect(started.slice(0, 2).sort()).toEqual(['A1', 'B1']);
   });
 
+  it.skipIf(pg)("SQLite: a queue whose due jobs are all held by their group's share is not claimed again on other queues' wake-ups; a freed share or a new group's job is taken at once", async () => {
+    // Every claim statement this queue runs, by the queues it names (claimBinds put the name first).
+    const claims: string[][] = [];
+    const db = new Proxy(database.db, {
+      get(target, p) {
+        const v = Reflect.get(target, p) as unknown;
+        if (p !== '$queryRawUnsafe' || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v;
+        return (sql: string, ...args: unknown[]) => {
+          if (sql.startsWith(`UPDATE "Job" SET "state" = 'active'`)) claims.push(args.filter((a) => a === 'share-held' || a === 'share-busy') as string[]);
+          return (v as (...a: unknown[]) => unknown).call(target, sql, ...args);
+        };
+      },
+    });
+    // A long poll interval: only the queues' own events may start a claim during the test.
+    const q = await newQueue({ ...database, db } as Database, { pollIntervalMs: 5_000 });
+    const started: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await q.work<{ label: string }>('share-held', async (job) => {
+      started.push(job.data.label);
+      if (job.data.label === 'A1') await Promise.race([gate, new Promise((r) => job.signal.addEventListener('abort', r))]);
+    }, { concurrency: 3, groupConcurrency: 1 });
+    let busyDone = 0;
+    await q.work('share-busy', async () => void busyDone++, { concurrency: 1 });
+    for (let n = 1; n <= 5; n++) await enqueueCommitted(q, 'share-held', { label: `A${n}` }, { group: 'A' });
+    await q.start();
+    q.notify();
+    await waitFor(async () => started.length === 1, "shop A's first job to start");
+    const before = claims.filter((c) => c.includes('share-held')).length;
+    for (let n = 0; n < 40; n++) await enqueueCommitted(q, 'share-busy', { n });
+    q.notify();
+    await waitFor(async () => busyDone === 40, 'the busy queue to drain', 15_000);
+    // 40 settles of the busy queue each started a pass; the held queue stayed out of them.
+    expect(claims.filter((c) => c.includes('share-held')).length - before).toBeLessThanOrEqual(1);
+    expect(started).toEqual(['A1']);
+    // A new group's job is claimed at once, beside A's held one.
+    await enqueueCommitted(q, 'share-held', { label: 'B1' }, { group: 'B' });
+    q.notify();
+    await waitFor(async () => started.includes('B1'), "shop B's job to start");
+    // A1 ends: A's next job starts without waiting for the poll.
+    release();
+    await waitFor(async () => started.length === 6, 'every held job to run', 4_000);
+    expect(started.slice(0, 3)).toEqual(['A1', 'B1', 'A2']);
+  });
+
+  it.skipIf(pg)("SQLite: a job without a group is not held behind another group's backlog of more than 100 that is at its share", async () => {
+    const q = await newQueue();
+    const started: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await q.work<{ label: string }>('behind-backlog', async (job) => {
+      started.push(job.data.label);
+      if (job.data.label.startsWith('A')) await Promise.race([gate, new Promise((r) => job.signal.addEventListener('abort', r))]);
+    }, { concurrency: 2, groupConcurrency: 1 });
+    await database.db.$transaction(async (tx) => {
+      for (let n = 1; n <= 120; n++) await q.enqueue(tx, 'behind-backlog', { label: `A${n}` }, { group: 'A' });
+      await q.enqueue(tx, 'behind-backlog', { label: 'U' });
+    });
+    await q.start();
+    q.notify();
+    await waitFor(async () => started.includes('U'), 'the job without a group to start beside A1', 5_000);
+    expect(started).toEqual(['A1', 'U']);
+    release();
+  });
+
   it('retries a failing handler with growing delays until it succeeds', async () => {
     const starts: number[] = [];
     const exhausted: unknown[] = [];

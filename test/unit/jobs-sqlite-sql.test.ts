@@ -27,7 +27,8 @@ describe('SQLite job statements', () => {
   it('claims several queues in one statement, each with its own limit', () => {
     for (const n of [1, 3, 7]) {
       const sql = claimJobs(n);
-      expect(sql.match(/LIMIT \?/g)).toHaveLength(n);
+      // Per queue: its own limit, and the same limit on each of the four candidate lists (a claim of n takes only the n oldest of each).
+      expect(sql.match(/LIMIT \?/g)).toHaveLength(5 * n);
       expect(sql.split('?').length - 1).toBe(3 + claimBinds('q', sqliteTime(NOW), null, 1).length * n);
       // Ties (jobs enqueued in the same millisecond) go by insert order.
       expect(sql.match(/ORDER BY "rank", "runAt", "createdAt", "seq" LIMIT \?/g)).toHaveLength(n);

@@ -34,6 +34,26 @@ describe('logger redaction', () => {
     }
   });
 
+  it("in a list's objects, in an Error's own fields (its message kept) and in a child logger's bindings; the logged object itself is left as it was", () => {
+    const { log, lines } = capture();
+    const logged = { calls: [{ url: '/a', token: 'S3CRET-list' }], meta: { ok: true } };
+    log.info(logged, 'list');
+    log.error({ err: Object.assign(new Error('upstream said no'), { headers: { authorization: 'Bearer S3CRET-err' } }) }, 'error');
+    log.child({ access: { clientId: 'client-1', clientSecret: 'S3CRET-binding' } }).info('child');
+    expect(lines).toHaveLength(3);
+    for (const l of lines) expect(l).not.toContain('S3CRET');
+    expect(JSON.parse(lines[0]!).calls).toEqual([{ url: '/a', token: '[redacted]' }]);
+    expect(JSON.parse(lines[1]!).err).toMatchObject({ type: 'Error', message: 'upstream said no', headers: { authorization: '[redacted]' } });
+    expect(JSON.parse(lines[2]!).access).toEqual({ clientId: 'client-1', clientSecret: '[redacted]' });
+    expect(logged.calls[0]!.token).toBe('S3CRET-list');
+  });
+
+  it('three levels down is past its reach (a secret is never put that deep in a log object)', () => {
+    const { log, lines } = capture();
+    log.info({ a: { b: { c: { token: 'deep' } } } }, 'deep');
+    expect(JSON.parse(lines[0]!).a.b.c.token).toBe('deep');
+  });
+
   it('a courier access object as the app builds it keeps its ids and loses its secrets', () => {
     const { log, lines } = capture();
     log.warn({ access: { environment: 'test', clientId: 'client-1', clientSecret: 'cs_live_abc', webhookSecrets: ['whsec_now', 'whsec_before'], endpointId: 'ep_1' } }, 'x');

@@ -34,6 +34,14 @@ describe('cachingPrepare', () => {
     expect(prepared).toEqual(['INSERT INTO t (id, v) VALUES (?, ?)', 'SELECT id, v FROM t WHERE id >= ?', 'BEGIN', 'COMMIT']);
   });
 
+  it("reads a statement's columns once (the adapter asks on every read)", () => {
+    const { prepare } = setup();
+    const first = prepare('SELECT id, v FROM t WHERE id = ?').bind([1]).columns();
+    expect(first).toMatchObject([{ name: 'id' }, { name: 'v', type: 'TEXT' }]);
+    expect(prepare('SELECT id, v FROM t WHERE id = ?').bind([2]).columns()).toBe(first);
+    expect(prepare('SELECT v FROM t').bind([]).columns()).toMatchObject([{ name: 'v' }]);
+  });
+
   it('a failed run (constraint) leaves the statement usable', () => {
     const { prepare } = setup();
     const insert = (id: number) => prepare('INSERT INTO t (id, v) VALUES (?, ?)').bind([id, 'x']).run();

@@ -84,7 +84,19 @@ export class SqliteJobQueue extends BaseJobQueue {
   private tickAgain = false;
   /** The last pass may have left due jobs behind (a queue was full, or got all it asked for). */
   private maybeMore = true;
+  /**
+   * Queues whose last claim took fewer jobs than it had room for: what is left due is held by
+   * a group's share or an ordering key's running job (about 2 ms a claim over a sale's backlog,
+   * for nothing). Skipped until one of their jobs here ends, this instance enqueues into them
+   * and notifies, a sweep gives jobs back, or a poll interval has passed (time-due jobs, other processes).
+   */
+  private readonly stalled = new Set<string>();
+  /** Counts each queue's reasons to claim again, so a pass does not stall a queue freed while it ran. */
+  private readonly unstalls = new Map<string, number>();
+  /** Queues this instance enqueued into since its last notify(). */
+  private readonly fresh = new Set<string>();
   private lastSweep = 0;
+  private lastUnstallAll = 0;
   private lastDeadSweep = 0;
 
   constructor(database: Database, opts: SqliteQueueOptions) {
@@ -126,6 +138,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       req.singletonKey,
     );
     if (inserted !== 1) return null;
+    this.fresh.add(req.name);
     this.maybeMore = true; // due once its transaction commits; the next freed slot or notify() claims it
     return req.id;
   }
@@ -186,6 +199,8 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   notify(): void {
+    for (const name of this.fresh) this.unstall(name);
+    this.fresh.clear();
     this.maybeMore = true;
     this.wake();
   }
@@ -247,14 +262,27 @@ export class SqliteJobQueue extends BaseJobQueue {
       });
   }
 
+  private unstall(name: string): void {
+    this.stalled.delete(name);
+    this.unstalls.set(name, (this.unstalls.get(name) ?? 0) + 1);
+  }
+
+  private unstallAll(): void {
+    this.lastUnstallAll = Date.now();
+    for (const name of this.registrations.keys()) this.unstall(name);
+  }
+
   private async claimPass(): Promise<void> {
     const now = Date.now();
+    if (now - this.lastUnstallAll >= this.pollIntervalMs) this.unstallAll();
     if (now - this.lastSweep >= this.leaseMs / 2) {
       this.lastSweep = now;
       this.lastDeadSweep = now;
+      this.unstallAll();
       await this.sweepExpiredLeases();
     } else if (now - this.lastDeadSweep >= DEAD_OWNER_SWEEP_MS) {
       this.lastDeadSweep = now;
+      this.unstallAll();
       const n = await this.reclaim('dead', 'the process running this job stopped before it finished');
       if (n > 0) this.log.warn({ count: n }, 'gave back jobs held by a stopped process');
     }
@@ -263,9 +291,10 @@ export class SqliteJobQueue extends BaseJobQueue {
     const wanted: Array<{ reg: Registration; free: number }> = [];
     for (const reg of this.registrations.values()) {
       const free = reg.concurrency - (this.running.get(reg.name) ?? 0);
-      if (free > 0) wanted.push({ reg, free });
+      if (free > 0 && !this.stalled.has(reg.name)) wanted.push({ reg, free });
     }
     this.maybeMore = wanted.length < this.registrations.size;
+    const unstalls = new Map(wanted.map((w) => [w.reg.name, this.unstalls.get(w.reg.name) ?? 0]));
     if (!this.claiming || wanted.length === 0) return;
     const at = Date.now();
     // No transaction: the claim is one statement that checks everything again, and a plain statement
@@ -285,6 +314,12 @@ export class SqliteJobQueue extends BaseJobQueue {
     const got = new Map<string, number>();
     for (const row of rows) got.set(row.queue, (got.get(row.queue) ?? 0) + 1);
     if (wanted.some((w) => got.get(w.reg.name) === w.free)) this.maybeMore = true;
+    for (const w of claimable) {
+      const name = w.reg.name;
+      if ((got.get(name) ?? 0) < w.free && (this.unstalls.get(name) ?? 0) === unstalls.get(name)) this.stalled.add(name);
+    }
+    // Due jobs left behind: the next freed slot claims again (a stalled queue's own jobs unstall it).
+    if (this.stalled.size > 0) this.maybeMore = true;
     const byName = new Map(wanted.map((w) => [w.reg.name, w.reg]));
     for (const row of rows) this.launch(byName.get(row.queue)!, row);
   }
@@ -319,6 +354,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       .finally(() => {
         this.inFlight.delete(job.id);
         this.running.set(reg.name, (this.running.get(reg.name) ?? 1) - 1);
+        this.unstall(reg.name); // a group's share or an ordering key may have come free
         // A freed slot needs a claim now only if jobs may be waiting; otherwise the poll finds new ones.
         if (this.maybeMore) this.wake();
       });
