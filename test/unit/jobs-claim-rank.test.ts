@@ -1,0 +1,91 @@
+// The SQLite claim (web/jobs/sqlite-sql.ts claimJobs) against the rule it implements (queue.ts
+// guarantee 9), written out in plain code: rank every due job, take the lowest. The claim ranks
+// only a few candidates found through an index; on 300 random backlogs in real SQLite it must take
+// the same jobs as ranking them all.
+import { createRequire } from 'node:module';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { claimBinds, claimJobs, sqliteTime } from '../../web/jobs/sqlite-sql.ts';
+import { ROOT } from '../support/paths.ts';
+
+interface Sqlite { prepare(sql: string): { run(...a: unknown[]): unknown; all(...a: unknown[]): unknown[] }; exec(sql: string): void }
+const Database = createRequire(import.meta.url)('better-sqlite3') as new (f: string) => Sqlite;
+const MIGRATIONS = join(ROOT, 'prisma/sqlite/migrations');
+const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
+
+interface Row { id: string; seq: number; state: string; group: string | null; key: string | null; runAt: number }
+
+function random(seed: number) {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+function backlog(rnd: () => number): Row[] {
+  const n = 5 + Math.floor(rnd() * 150);
+  return Array.from({ length: n }, (_, i) => {
+    const r = rnd();
+    return {
+      id: `j${i}`,
+      seq: i + 1,
+      state: r < 0.55 ? 'created' : r < 0.7 ? 'retry' : r < 0.85 ? 'active' : 'completed',
+      group: rnd() < 0.25 ? null : `g${Math.floor(rnd() * 5)}`,
+      key: rnd() < 0.3 ? `k${Math.floor(rnd() * 6)}` : null,
+      // Distinct times: ties are broken by insert order in both, tested in jobs.test.ts.
+      runAt: NOW - 3_000_000 + Math.floor(rnd() * 4_000) * 1_000 + i,
+    };
+  });
+}
+
+/** The rule: due (time, ordering key at its head), ranked by the group's running jobs plus place in the group's due jobs. */
+function expected(rows: Row[], gc: number | null, limit: number): string[] {
+  const live = (r: Row) => ['created', 'retry', 'active'].includes(r.state);
+  const due = rows.filter((r) => ['created', 'retry'].includes(r.state) && r.runAt <= NOW
+    && (r.key === null || !rows.some((o) => o !== r && o.key === r.key && live(o) && (o.state === 'active' || o.seq < r.seq))));
+  const byTime = (a: Row, b: Row) => a.runAt - b.runAt || a.seq - b.seq;
+  const ranked = due.map((r) => {
+    const running = r.group === null ? 0 : rows.filter((o) => o.group === r.group && o.state === 'active').length;
+    const place = r.group === null ? 1 : due.filter((o) => o.group === r.group).sort(byTime).indexOf(r) + 1;
+    return { r, rank: running + place };
+  });
+  return ranked.filter((x) => gc === null || x.rank <= gc).sort((a, b) => a.rank - b.rank || byTime(a.r, b.r)).slice(0, limit).map((x) => x.r.id).sort();
+}
+
+let db: Sqlite | undefined;
+function claimed(rows: Row[], gc: number | null, limit: number): string[] {
+  if (!db) {
+    db = new Database(':memory:');
+    for (const m of readdirSync(MIGRATIONS).filter((d) => /^\d/.test(d)).sort()) db.exec(readFileSync(join(MIGRATIONS, m, 'migration.sql'), 'utf8'));
+  }
+  db.exec('DELETE FROM "Job"');
+  const insert = db.prepare(`INSERT INTO "Job" ("id", "queue", "payload", "state", "orderingKey", "groupKey", "runAt", "maxAttempts", "createdAt", "updatedAt") VALUES (?, 'q', '{}', ?, ?, ?, ?, 5, ?, ?)`);
+  for (const r of rows) insert.run(r.id, r.state, r.key, r.group, sqliteTime(r.runAt), sqliteTime(NOW - 10_000 + r.seq), sqliteTime(NOW));
+  const out = db.prepare(claimJobs(1)).all('me', sqliteTime(NOW + 60_000), sqliteTime(NOW), ...claimBinds('q', sqliteTime(NOW), gc, limit)) as Array<{ id: string }>;
+  return out.map((r) => r.id).sort();
+}
+
+describe('the SQLite claim takes what ranking every due job would take', () => {
+  it('on 300 random backlogs (groups, ordering keys, states, due times; share 1–3 or none; 1–8 free slots)', () => {
+    const rnd = random(20261128);
+    let claimedSome = 0;
+    for (let i = 0; i < 300; i++) {
+      const rows = backlog(rnd);
+      const gc = rnd() < 0.3 ? null : 1 + Math.floor(rnd() * 3);
+      const limit = 1 + Math.floor(rnd() * 8);
+      const want = expected(rows, gc, limit);
+      expect(claimed(rows, gc, limit), `backlog ${i}: share ${gc}, ${limit} free`).toEqual(want);
+      if (want.length) claimedSome++;
+    }
+    expect(claimedSome).toBeGreaterThan(200);
+  });
+
+  it("a group's jobs past the n oldest are never needed: 150 due in one group, n = 2, share 3 with one running", () => {
+    const rows: Row[] = [
+      { id: 'run', seq: 1, state: 'active', group: 'a', key: null, runAt: NOW - 9_000 },
+      ...Array.from({ length: 150 }, (_, i) => ({ id: `a${i}`, seq: i + 2, state: 'created', group: 'a', key: null, runAt: NOW - 8_000 + i })),
+      { id: 'u', seq: 200, state: 'created', group: null, key: null, runAt: NOW - 1 },
+    ];
+    expect(claimed(rows, 3, 2)).toEqual(['a0', 'u']);
+    expect(expected(rows, 3, 2)).toEqual(['a0', 'u']);
+  });
+});
