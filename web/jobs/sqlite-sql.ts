@@ -36,12 +36,13 @@ export function claimJobs(queues: number): string {
   // backlog: a claim of n jobs can take only a group's n oldest due jobs (any later one ranks
   // below them) and the n oldest due jobs without a group (each ranks 1). The groups are walked
   // one index seek each (a skip scan). A sale's backlog of 500 made 100 candidates cost ~2 ms a claim.
-  const first = `SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = ?STATE AND "groupKey" IS ?GROUP AND "runAt" <= ? AND ${head} ORDER BY "runAt", "rowid" LIMIT ?`;
-  const ungrouped = (state: string) => `SELECT "id" FROM (${first.replace('?STATE', `'${state}'`).replace('?GROUP', 'NULL')})`;
+  const first = (state: string, group: string) =>
+    `SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" ${group} AND "runAt" <= ? AND ${head} ORDER BY "runAt", "rowid" LIMIT ?`;
+  const ungrouped = (state: string) => `SELECT "id" FROM (${first(state, 'IS NULL')})`;
   const groupFirsts = (state: string) => `SELECT "id" FROM (WITH RECURSIVE "g"("k") AS (
         SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" IS NOT NULL)
         UNION ALL SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" > "g"."k") FROM "g" WHERE "g"."k" IS NOT NULL)
-      SELECT "f"."id" FROM "g" JOIN "Job" AS "f" ON "f"."id" IN (${first.replace('?STATE', `'${state}'`).replace('"groupKey" IS ?GROUP', '"groupKey" = "g"."k"')})
+      SELECT "f"."id" FROM "g" JOIN "Job" AS "f" ON "f"."id" IN (${first(state, '= "g"."k"')})
       WHERE "g"."k" IS NOT NULL)`;
   const candidates = [ungrouped('created'), ungrouped('retry'), groupFirsts('created'), groupFirsts('retry')].join(' UNION ALL ');
   const running = `(SELECT "groupKey", COUNT(*) AS "n" FROM "Job" WHERE "queue" = ? AND "state" = 'active' AND "groupKey" IS NOT NULL GROUP BY "groupKey") AS "running"`;
