@@ -8,6 +8,7 @@ import { paidOrder, orderIdOfPayload } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
 import { deliveryOf, installShop, placeOrder, useScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
 import { testProvider } from '../support/db.ts';
+import { isEncrypted } from '../../web/security/crypto.ts';
 
 let s: Scenario;
 useScenario((started) => (s = started));
@@ -37,6 +38,14 @@ describe('orders/paid → courier order', () => {
     const sent = JSON.parse(d.requestBody!);
     expect(sent).toMatchObject({ reference: orderId, amount: 1249.9, currency: 'ZAR', pickup: { storeId: 'store_sandbox_001' }, dropoff: { phone: '+27825551234' } });
     expect(d.requestBody).toContain('"amount":1249.90');
+    // Written by raw statements (issue 24), the bodies are still sealed at rest as the extension seals them.
+    const [atRest] = await s.app.server.services()!.database.db.$queryRawUnsafe<Array<{ requestBody: string; responseBody: string }>>(
+      `SELECT "requestBody", "responseBody" FROM "Delivery" WHERE "id" = '${d.id}'`);
+    for (const body of [atRest!.requestBody, atRest!.responseBody]) {
+      expect(isEncrypted(body)).toBe(true);
+      expect(body).not.toContain('+27825551234');
+    }
+    expect(JSON.parse(d.responseBody!)).toBeTruthy();
 
     await waitFor(async () => sim.order(orderId)!.tags.includes('same-day-dispatched'), 'the order tag');
     const m = sim.order(orderId)!.metafields;

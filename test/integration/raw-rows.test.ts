@@ -5,8 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Db } from '../../web/db/client.ts';
 import { PROTECTED_FIELDS, protectPersonalData } from '../../web/db/protected-data.ts';
-import { providerOf, readRow, updateRows } from '../../web/db/raw-rows.ts';
-import { SecretBox } from '../../web/security/crypto.ts';
+import { insertRow, providerOf, readRow, updateRows } from '../../web/db/raw-rows.ts';
+import { isUniqueViolation } from '../../web/db/client.ts';
+import { insertCourierRefs } from '../../web/fulfillment/refs.ts';
+import { isEncrypted, SecretBox } from '../../web/security/crypto.ts';
 import { addEvent } from '../../web/transitions/timeline.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
 
@@ -14,13 +16,14 @@ let url: string;
 let database: Database;
 let db: Db;
 let shopId: string;
+const box = new SecretBox([randomBytes(32)]);
 
 const withoutProtected = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).filter(([k]) => !(PROTECTED_FIELDS.delivery as readonly string[]).includes(k)));
 
 beforeAll(async () => {
   url = await freshDatabaseUrl();
   database = await openTestDatabase(url);
-  db = protectPersonalData(database.db, new SecretBox([randomBytes(32)]));
+  db = protectPersonalData(database.db, box);
   shopId = (await db.shop.create({ data: { domain: 'raw-rows.myshopify.com' } })).id;
 });
 afterAll(async () => {
@@ -68,6 +71,54 @@ describe('raw rows', () => {
     expect(await updateRows(db, 'Delivery', { ...guard, courierStatusRank: { lt: 9 }, reasonCode: 'x' }, { courierStatus: 'delivered' })).toBe(0);
     expect(await updateRows(db, 'Delivery', { ...guard, courierStatusRank: { lt: 9 } }, { courierStatus: 'delivered' })).toBe(1);
     await expect(updateRows(db, 'Delivery', { id: 'raw-2' }, { orderJson: '{"plain":"text"}' })).rejects.toThrow(/protected fields are written through Prisma/);
+  });
+
+  it('with the SecretBox, reads and writes the protected fields sealed at rest, as the extension does', async () => {
+    await db.delivery.create({ data: { id: 'raw-4', shopId, shopifyOrderId: 'raw-4', status: 'PENDING', orderJson: '{"name":"Ada"}', overridesJson: '' } });
+    expect(await readRow(db, 'Delivery', 'raw-4', box)).toEqual(await db.delivery.findUniqueOrThrow({ where: { id: 'raw-4' } }));
+    const guard = { id: 'raw-4', status: 'PENDING', requestBody: null };
+    expect(await updateRows(db, 'Delivery', guard, { requestBody: '{"phone":"+27821234567"}', idempotencyKey: 'k-4', tries: { increment: 1 } }, box)).toBe(1);
+    // Stored sealed (what the database holds, read past the extension), opened by Prisma and by readRow alike.
+    const [stored] = await database.db.$queryRawUnsafe<Array<{ requestBody: string; orderJson: string }>>(`SELECT "requestBody", "orderJson" FROM "Delivery" WHERE "id" = 'raw-4'`);
+    expect(isEncrypted(stored!.requestBody)).toBe(true);
+    expect(stored!.requestBody).not.toContain('+27821234567');
+    const prisma = await db.delivery.findUniqueOrThrow({ where: { id: 'raw-4' } });
+    expect(prisma).toMatchObject({ requestBody: '{"phone":"+27821234567"}', idempotencyKey: 'k-4', tries: 1, orderJson: '{"name":"Ada"}', overridesJson: '' });
+    expect(await readRow(db, 'Delivery', 'raw-4', box)).toEqual(prisma);
+    // The body is stored now: the guard matches nothing and nothing is written.
+    expect(await updateRows(db, 'Delivery', guard, { requestBody: '{}' }, box)).toBe(0);
+    expect(await readRow(db, 'Delivery', 'nope', box)).toBeNull();
+  });
+
+  it("inserts a delivery as Prisma's create does: the schema's defaults, the order sealed at rest, a repeat a unique violation", async () => {
+    const createdAt = new Date('2026-11-28T07:30:00.042Z');
+    const data = { shopId, shopifyOrderId: 'raw-6', orderName: '#6', environment: 'test', status: 'PENDING', reasonCode: null, orderJson: '{"name":"Thabo"}', customerId: null, createdAt };
+    const id = await db.$transaction((tx) => insertRow(tx, 'Delivery', data, box));
+    const viaPrisma = await db.delivery.create({ data: { ...data, shopifyOrderId: 'raw-6p' } });
+    const row = await db.delivery.findUniqueOrThrow({ where: { id } });
+    const same = (r: typeof row) => ({ ...r, id: undefined, shopifyOrderId: undefined, updatedAt: undefined });
+    expect(same(row)).toEqual(same(viaPrisma));
+    expect(row).toMatchObject({ generation: 1, tries: 0, overridesJson: '{}', writebackPending: false, createdAt, orderJson: '{"name":"Thabo"}' });
+    const [stored] = await database.db.$queryRawUnsafe<Array<{ orderJson: string }>>(`SELECT "orderJson" FROM "Delivery" WHERE "id" = '${id}'`);
+    expect(isEncrypted(stored!.orderJson)).toBe(true);
+    const repeat = await insertRow(db, 'Delivery', data, box).then(() => null, (e: unknown) => e);
+    expect(isUniqueViolation(repeat)).toBe(true);
+    expect(isUniqueViolation(new Error('P2010'))).toBe(false);
+    expect(await db.delivery.count({ where: { shopifyOrderId: 'raw-6' } })).toBe(1);
+  });
+
+  it("inserts a booking's courier refs in one statement, as createMany did; a ref another delivery holds writes none", async () => {
+    await db.delivery.create({ data: { id: 'raw-5', shopId, shopifyOrderId: 'raw-5', status: 'CREATED', orderJson: '{}' } });
+    const ref = { deliveryId: 'raw-5', shopId, environment: 'test', generation: 2 };
+    const t0 = Date.now();
+    await db.$transaction((tx) => insertCourierRefs(tx, [{ ...ref, kind: 'order', value: 'ord_5' }, { ...ref, kind: 'dispatch', value: 'job_5' }]));
+    const rows = await db.courierRef.findMany({ where: { deliveryId: 'raw-5' }, orderBy: { kind: 'asc' } });
+    expect(rows.map((r) => [r.kind, r.value, r.generation, r.environment, r.shopId])).toEqual([['dispatch', 'job_5', 2, 'test', shopId], ['order', 'ord_5', 2, 'test', shopId]]);
+    for (const r of rows) expect(r.createdAt.getTime()).toBeGreaterThanOrEqual(t0 - 5);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(2);
+    await expect(db.$transaction((tx) => insertCourierRefs(tx, [{ ...ref, kind: 'delivery', value: 'del_5' }, { ...ref, deliveryId: 'raw-4', kind: 'order', value: 'ord_5' }]))).rejects.toThrow();
+    expect(await db.courierRef.count({ where: { value: 'del_5' } })).toBe(0);
+    await insertCourierRefs(db, []);
   });
 
   it('writes a timeline line that Prisma reads back as its create wrote one', async () => {

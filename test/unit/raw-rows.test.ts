@@ -1,7 +1,7 @@
 // The raw conditional update (web/db/raw-rows.ts): the statement each Prisma updateMany shape becomes.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { columnsOf, UPDATED_AT, updateStatement, writableRaw } from '../../web/db/raw-rows.ts';
+import { columnsOf, DEFAULT_NOW, insertStatement, UPDATED_AT, updateStatement, writableRaw } from '../../web/db/raw-rows.ts';
 
 const NOW = Date.parse('2026-11-28T12:00:00.000Z');
 
@@ -59,6 +59,16 @@ describe('raw row statements', () => {
     expect(writableRaw('Delivery', { id: 'd1' }, { responseBody: 'x' })).toBe(false);
     expect(writableRaw('Delivery', { requestBody: null }, { status: 'NEW' })).toBe(false);
   });
+
+  it('writes protected fields only when told their values are sealed, and matches them only with null', () => {
+    expect([...columnsOf('Delivery', true).keys()]).toEqual(expect.arrayContaining(['orderJson', 'requestBody', 'responseBody', 'overridesJson', 'status']));
+    expect(updateStatement('sqlite', 'Delivery', { id: 'd1', requestBody: null }, { requestBody: 'v1:k:sealed', tries: { increment: 1 } }, NOW, true)).toEqual({
+      text: 'UPDATE "Delivery" SET "requestBody" = ?, "tries" = "tries" + ?, "updatedAt" = ? WHERE "id" = ? AND "requestBody" IS NULL',
+      values: ['v1:k:sealed', 1, '2026-11-28T12:00:00.000+00:00', 'd1'],
+    });
+    expect(() => updateStatement('sqlite', 'Delivery', { id: 'd1', requestBody: 'x' }, { status: 'NEW' }, NOW, true)).toThrow(/Delivery\.requestBody: a protected field can only be matched with null/);
+    expect(() => updateStatement('sqlite', 'Delivery', { id: 'd1', requestBody: null }, { status: 'NEW' }, NOW)).toThrow(/Delivery\.requestBody is not a column/);
+  });
 });
 
 describe('raw rows and the schema', () => {
@@ -67,6 +77,13 @@ describe('raw rows and the schema', () => {
     const model = /model Delivery \{([\s\S]*?)\n\}/.exec(schema)![1]!;
     const fields = [...model.matchAll(/^\s*(\w+)\s+DateTime\??\s+.*@updatedAt/gm)].map((m) => m[1]);
     expect(fields).toEqual([...UPDATED_AT.Delivery]);
+  });
+
+  it("DEFAULT_NOW names exactly the model's DateTime fields that default to now() in prisma/models.prisma", () => {
+    const schema = readFileSync(new URL('../../prisma/models.prisma', import.meta.url), 'utf8');
+    const model = /model Delivery \{([\s\S]*?)\n\}/.exec(schema)![1]!;
+    const fields = [...model.matchAll(/^[ \t]*(\w+)[ \t]+DateTime\??[ \t]+[^\n]*@default\(now\(\)\)/gm)].map((m) => m[1]);
+    expect(fields).toEqual([...DEFAULT_NOW.Delivery]);
   });
 });
 
@@ -79,5 +96,31 @@ describe('raw row statements: OR', () => {
     expect(() => updateStatement('sqlite', 'Delivery', { id: 'd1', OR: [] }, { status: 'NEW' }, NOW)).toThrow(/OR takes a list/);
     expect(() => updateStatement('sqlite', 'Delivery', { OR: [{ nope: 1 }] }, { status: 'NEW' }, NOW)).toThrow(/Delivery\.nope is not a column/);
     expect(writableRaw('Delivery', { OR: [{ requestBody: null }] }, { status: 'NEW' })).toBe(false);
+  });
+});
+
+describe('raw row statements: insert', () => {
+  it("sets the id, createdAt (the schema's now()) and updatedAt; leaves other defaults to the database", () => {
+    expect(insertStatement('postgres', 'Delivery', { shopId: 's1', shopifyOrderId: '1001', status: 'PENDING', reasonCode: null, orderJson: 'enc:v1:k:sealed' }, NOW, 'id-1', true)).toEqual({
+      text: 'INSERT INTO "Delivery" ("id", "shopId", "shopifyOrderId", "status", "reasonCode", "orderJson", "createdAt", "updatedAt") VALUES ($1, $2, $3, $4, $5, $6, $7::timestamp(3), $8::timestamp(3))',
+      values: ['id-1', 's1', '1001', 'PENDING', null, 'enc:v1:k:sealed', '2026-11-28T12:00:00.000', '2026-11-28T12:00:00.000'],
+    });
+  });
+
+  it('keeps a createdAt it is given, in SQLite\'s form', () => {
+    const createdAt = new Date('2026-11-28T09:00:00.001Z');
+    expect(insertStatement('sqlite', 'Delivery', { shopId: 's1', createdAt }, NOW, 'id-2', true)).toEqual({
+      text: 'INSERT INTO "Delivery" ("id", "shopId", "createdAt", "updatedAt") VALUES (?, ?, ?, ?)',
+      values: ['id-2', 's1', '2026-11-28T09:00:00.001+00:00', '2026-11-28T12:00:00.000+00:00'],
+    });
+  });
+
+  it.each([
+    ['a protected field not sealed', { orderJson: '{}' }, false, /Delivery\.orderJson is not a column/],
+    ['a field the schema does not have', { nope: 1 }, true, /Delivery\.nope is not a column/],
+    ['a relation or an operation', { shop: { connect: { id: 's1' } } }, true, /Delivery\.shop is not a column/],
+    ['an object value', { tries: { increment: 1 } }, true, /only a value can be inserted/],
+  ])('refuses %s', (_name, data, sealed, message) => {
+    expect(() => insertStatement('sqlite', 'Delivery', data, NOW, 'id-3', sealed)).toThrow(message);
   });
 });

@@ -84,9 +84,11 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
   };
 }
 
-/** Unique-constraint violation (P2002), recognised by code so it works for both clients. */
+/** A unique violation from a Prisma model query (P2002) or a raw one (P2010, the driver adapter's kind), by code so it works for both clients. */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  return e.code === 'P2002' || (e.code === 'P2010' && e.meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation');
 }
 
 // The better-sqlite3 adapter has one connection. Its mutex orders transactions

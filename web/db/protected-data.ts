@@ -23,6 +23,25 @@ export function protectPersonalData(db: Db, box: SecretBox): Db {
   return encryptFieldsAtRest(db, box, PROTECTED_FIELDS);
 }
 
+/** A protected field's value as it is stored: text sealed (once), anything else (null, '') as it is. */
+export function sealValue<T>(box: SecretBox, v: T): T | string {
+  return typeof v === 'string' && v && !isEncrypted(v) ? box.encrypt(v) : v;
+}
+
+/** The row with its sealed fields opened (a copy when one was sealed; rows stored before encryption read as they are). */
+export function openFields<T extends Row>(box: SecretBox, fields: readonly string[], row: T): T {
+  if (!row || typeof row !== 'object') return row;
+  let out: any = row;
+  for (const f of fields) {
+    const v = (row as any)[f];
+    if (isEncrypted(v)) {
+      if (out === row) out = { ...row };
+      out[f] = box.decrypt(v);
+    }
+  }
+  return out;
+}
+
 /** Encrypts the named text fields of each model on write and decrypts them on read (top-level operations of that model). */
 export function encryptFieldsAtRest(db: Db, box: SecretBox, spec: Record<string, readonly string[]>): Db {
   const sealer = (fields: readonly string[]) => (data: any) => {
@@ -30,24 +49,13 @@ export function encryptFieldsAtRest(db: Db, box: SecretBox, spec: Record<string,
     const out = { ...data };
     for (const f of fields) {
       const v = out[f];
-      if (typeof v === 'string' && v && !isEncrypted(v)) out[f] = box.encrypt(v);
       // { set: '...' } is Prisma's explicit form of the same write.
-      else if (v && typeof v === 'object' && typeof v.set === 'string' && !isEncrypted(v.set)) out[f] = { set: box.encrypt(v.set) };
+      if (v && typeof v === 'object' && typeof v.set === 'string') out[f] = { set: sealValue(box, v.set) };
+      else if (v !== undefined) out[f] = sealValue(box, v);
     }
     return out;
   };
-  const opener = (fields: readonly string[]) => <T extends Row>(row: T): T => {
-    if (!row || typeof row !== 'object') return row;
-    let out: any = row;
-    for (const f of fields) {
-      const v = (row as any)[f];
-      if (isEncrypted(v)) {
-        if (out === row) out = { ...row };
-        out[f] = box.decrypt(v);
-      }
-    }
-    return out;
-  };
+  const opener = (fields: readonly string[]) => <T extends Row>(row: T): T => openFields(box, fields, row);
   const extension = (fields: readonly string[]) => {
     const seal = sealer(fields);
     const open = opener(fields);

@@ -4,16 +4,21 @@
 // so a row reads as Prisma's findUnique returns it: the drivers type each column by its declaration.
 //
 // Protected personal data (protected-data.ts) is sealed and opened by a query extension that raw SQL
-// bypasses: these helpers never read those fields and refuse to write them.
+// bypasses: without the SecretBox these helpers never read those fields and refuse to write them;
+// given the box, they seal and open them as the extension does (a protected field is matched only with null).
+import { randomUUID } from 'node:crypto';
 import { Prisma } from '@prisma/client';
 import type { Tx } from './client.ts';
-import { PROTECTED_FIELDS } from './protected-data.ts';
+import { openFields, PROTECTED_FIELDS, sealValue } from './protected-data.ts';
+import type { SecretBox } from '../security/crypto.ts';
 import { dbTime, forProvider, TS, type Provider } from './raw-sql.ts';
 
 type ModelName = 'Delivery';
 type Protected = (typeof PROTECTED_FIELDS)['delivery'][number];
 /** A Delivery as findUnique returns it, without the protected fields. */
 export type OpenDeliveryRow = Omit<Prisma.DeliveryGetPayload<object>, Protected>;
+/** A Delivery as findUnique returns it through the extended client (protected fields opened). */
+export type DeliveryRow = Prisma.DeliveryGetPayload<object>;
 
 /** The provider of a client or transaction client (Prisma's own record of it, which its raw queries use too). */
 export function providerOf(tx: Tx): Provider {
@@ -31,39 +36,85 @@ interface Column {
 const PROTECTED: Record<ModelName, ReadonlySet<string>> = { Delivery: new Set(PROTECTED_FIELDS.delivery) };
 /** The schema's @updatedAt fields, which Prisma sets on every update (its runtime schema does not say which). */
 export const UPDATED_AT: Record<ModelName, readonly string[]> = { Delivery: ['updatedAt'] };
-const columnsCache = new Map<ModelName, Map<string, Column>>();
+/** The schema's DateTime fields that default to now(), which a raw insert sets (nor does the runtime schema say which). */
+export const DEFAULT_NOW: Record<ModelName, readonly string[]> = { Delivery: ['createdAt'] };
+const columnsCache = new Map<string, Map<string, Column>>();
 
-/** The model's scalar columns, protected ones left out. */
-export function columnsOf(model: ModelName): Map<string, Column> {
-  let cols = columnsCache.get(model);
+/** The model's scalar columns: protected ones left out, or with them when they are `sealed` (and opened) here. */
+export function columnsOf(model: ModelName, sealed = false): Map<string, Column> {
+  const key = `${model}:${sealed}`;
+  let cols = columnsCache.get(key);
   if (!cols) {
     const m = Prisma.dmmf.datamodel.models.find((x) => x.name === model);
     if (!m) throw new Error(`no model ${model} in the Prisma schema`);
-    cols = new Map(m.fields.filter((f) => f.kind === 'scalar' && !PROTECTED[model].has(f.name)).map((f) => [f.name, { type: f.type, isUpdatedAt: UPDATED_AT[model].includes(f.name) }]));
-    columnsCache.set(model, cols);
+    cols = new Map(m.fields.filter((f) => f.kind === 'scalar' && (sealed || !PROTECTED[model].has(f.name))).map((f) => [f.name, { type: f.type, isUpdatedAt: UPDATED_AT[model].includes(f.name) }]));
+    columnsCache.set(key, cols);
   }
   return cols;
 }
 
 const selectCache = new Map<string, string>();
 
-/** The row with this id (its open columns), or null. */
-export async function readRow(tx: Tx, model: 'Delivery', id: string): Promise<OpenDeliveryRow | null> {
+/** The row with this id, or null: its open columns, or with the SecretBox every column (protected ones opened). */
+export async function readRow(tx: Tx, model: 'Delivery', id: string): Promise<OpenDeliveryRow | null>;
+export async function readRow(tx: Tx, model: 'Delivery', id: string, box: SecretBox): Promise<DeliveryRow | null>;
+export async function readRow(tx: Tx, model: 'Delivery', id: string, box?: SecretBox): Promise<OpenDeliveryRow | DeliveryRow | null> {
   const provider = providerOf(tx);
-  const key = `${provider}:${model}`;
+  const key = `${provider}:${model}:${!!box}`;
   let text = selectCache.get(key);
   if (!text) {
-    text = forProvider(provider, `SELECT ${[...columnsOf(model).keys()].map((c) => `"${c}"`).join(', ')} FROM "${model}" WHERE "id" = $1`);
+    text = forProvider(provider, `SELECT ${[...columnsOf(model, !!box).keys()].map((c) => `"${c}"`).join(', ')} FROM "${model}" WHERE "id" = $1`);
     selectCache.set(key, text);
   }
-  const rows = await tx.$queryRawUnsafe<OpenDeliveryRow[]>(text, id);
-  return rows[0] ?? null;
+  const rows = await tx.$queryRawUnsafe<DeliveryRow[]>(text, id);
+  const row = rows[0] ?? null;
+  return box && row ? openFields(box, PROTECTED_FIELDS.delivery, row) : row;
 }
 
 export type RawWhere = Record<string, unknown>;
 export type RawData = Record<string, unknown>;
 
 const COMPARISONS = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+
+/** data with its protected fields sealed, as Prisma's extension seals them on write. */
+const sealData = (model: ModelName, data: RawData, box: SecretBox): RawData =>
+  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, PROTECTED[model].has(k) ? sealValue(box, v) : v]));
+
+/**
+ * The statement for `INSERT INTO model (data)` (Prisma's create), in `provider`'s dialect. With `sealed`, data
+ * may hold protected fields (their values already sealed). The id and each DateTime the schema defaults
+ * to now() are given here when data has none (SQLite's CURRENT_TIMESTAMP is not the text Prisma stores);
+ * @updatedAt is `now`. Other defaults are the database's. Pure: table-tested.
+ */
+export function insertStatement(provider: Provider, model: ModelName, data: RawData, now: number, id: string, sealed = false): { text: string; values: unknown[] } {
+  const cols = columnsOf(model, sealed);
+  const row: RawData = { id, ...data };
+  for (const f of [...DEFAULT_NOW[model], ...UPDATED_AT[model]]) if (row[f] === undefined) row[f] = new Date(now);
+  const names: string[] = [];
+  const values: unknown[] = [];
+  const binds: string[] = [];
+  for (const [k, v] of Object.entries(row)) {
+    if (v === undefined) continue;
+    const c = cols.get(k);
+    if (!c) throw new Error(`${model}.${k} is not a column raw SQL may name`);
+    if (v !== null && typeof v === 'object' && !(v instanceof Date)) throw new Error(`${model}.${k}: only a value can be inserted`);
+    names.push(`"${k}"`);
+    values.push(v instanceof Date ? dbTime(provider, v.getTime()) : v);
+    binds.push(`$${values.length}${c.type === 'DateTime' ? TS : ''}`);
+  }
+  return { text: forProvider(provider, `INSERT INTO "${model}" (${names.join(', ')}) VALUES (${binds.join(', ')})`), values };
+}
+
+/**
+ * Prisma's create as one raw insert, its protected fields sealed with the box: the new row's id. A unique
+ * violation throws as Prisma's raw queries do (isUniqueViolation tells it).
+ */
+export async function insertRow(tx: Tx, model: ModelName, data: RawData, box: SecretBox): Promise<string> {
+  const id = randomUUID();
+  const { text, values } = insertStatement(providerOf(tx), model, sealData(model, data, box), Date.now(), id, true);
+  await tx.$executeRawUnsafe(text, ...values);
+  return id;
+}
 
 /** Whether updateRows can take this where and data: no protected field named (their values are sealed). */
 export function writableRaw(model: ModelName, where: RawWhere, data: RawData): boolean {
@@ -74,10 +125,11 @@ export function writableRaw(model: ModelName, where: RawWhere, data: RawData): b
 /**
  * The statement for `UPDATE model SET data WHERE where` (Prisma's updateMany), in `provider`'s dialect.
  * where: equality (null is IS NULL), { lt | lte | gt | gte } or OR: [where…]; data: values or { increment }.
- * A field of the schema's @updatedAt is set to `now` unless data sets it. Pure: table-tested.
+ * A field of the schema's @updatedAt is set to `now` unless data sets it. With `sealed`, data may write
+ * protected fields (their values already sealed) and where may match them with null. Pure: table-tested.
  */
-export function updateStatement(provider: Provider, model: ModelName, where: RawWhere, data: RawData, now: number): { text: string; values: unknown[] } {
-  const cols = columnsOf(model);
+export function updateStatement(provider: Provider, model: ModelName, where: RawWhere, data: RawData, now: number, sealed = false): { text: string; values: unknown[] } {
+  const cols = columnsOf(model, sealed);
   const values: unknown[] = [];
   const column = (name: string) => {
     const c = cols.get(name);
@@ -110,6 +162,8 @@ export function updateStatement(provider: Provider, model: ModelName, where: Raw
         continue;
       }
       const c = column(k);
+      // A sealed value never equals a fresh seal of the same text: only null can be matched.
+      if (v !== null && PROTECTED[model].has(k)) throw new Error(`${model}.${k}: a protected field can only be matched with null`);
       if (v === null) conds.push(`"${k}" IS NULL`);
       else if (typeof v === 'object' && !(v instanceof Date)) {
         for (const [op, x] of Object.entries(v as Record<string, unknown>)) {
@@ -126,9 +180,13 @@ export function updateStatement(provider: Provider, model: ModelName, where: Raw
   return { text: forProvider(provider, `UPDATE "${model}" SET ${sets.join(', ')} WHERE ${conds.join(' AND ')}`), values };
 }
 
-/** Prisma's updateMany as one raw statement: the number of rows changed. */
-export async function updateRows(tx: Tx, model: ModelName, where: RawWhere, data: RawData): Promise<number> {
-  if (!writableRaw(model, where, data)) throw new Error(`${model}: protected fields are written through Prisma, which seals them`);
-  const { text, values } = updateStatement(providerOf(tx), model, where, data, Date.now());
+/**
+ * Prisma's updateMany as one raw statement: the number of rows changed. Protected fields only with the
+ * SecretBox, which seals what is written as the extension would.
+ */
+export async function updateRows(tx: Tx, model: ModelName, where: RawWhere, data: RawData, box?: SecretBox): Promise<number> {
+  if (!box && !writableRaw(model, where, data)) throw new Error(`${model}: protected fields are written through Prisma, which seals them, or with the SecretBox`);
+  const written = box ? sealData(model, data, box) : data;
+  const { text, values } = updateStatement(providerOf(tx), model, where, written, Date.now(), !!box);
   return tx.$executeRawUnsafe(text, ...values);
 }

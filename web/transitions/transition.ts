@@ -7,7 +7,7 @@
 //   decision was made on (plus any extra condition the caller adds, e.g. a rank
 //   guard). A concurrent change makes it match nothing, and nothing is written.
 //   It and transitionLatest's read are raw SQL (web/db/raw-rows.ts, issue 24) unless
-//   the plan writes a protected field, which only Prisma's extension seals.
+//   the plan writes a protected field without the SecretBox (then Prisma's extension seals it).
 // - The timeline entry and the effects' jobs are written in the same
 //   transaction, and only when the update matched.
 // - An illegal (state, event) pair writes nothing: background callers get
@@ -21,6 +21,7 @@ import { runEffects } from './effects.ts';
 import { addEvent, type TimelineEntry } from './timeline.ts';
 import { recordFlowTriggers } from './flow-outbox.ts';
 import { readRow, updateRows, writableRaw, type OpenDeliveryRow } from '../db/raw-rows.ts';
+import type { SecretBox } from '../security/crypto.ts';
 
 /** A merchant action refused (409 unless said), or a delivery not found (404). */
 export class ActionError extends Error {
@@ -41,6 +42,8 @@ export interface Plan {
   facts?: Partial<Facts>;
   /** The generation the effects' jobs belong to, when the change starts a new one. */
   generation?: number;
+  /** Seals the protected fields data writes, so the update stays one raw statement (else Prisma's extension seals them). */
+  box?: SecretBox;
 }
 
 export type Outcome =
@@ -56,7 +59,7 @@ export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, 
   if (decision.to !== d.status || Object.keys(data).length > 0) {
     const where = { ...plan.where, id: d.id, generation: d.generation, status: d.status };
     const set = { ...data, status: decision.to };
-    const n = writableRaw('Delivery', where, set) ? await updateRows(tx, 'Delivery', where, set) : (await tx.delivery.updateMany({ where, data: set })).count;
+    const n = plan.box || writableRaw('Delivery', where, set) ? await updateRows(tx, 'Delivery', where, set, plan.box) : (await tx.delivery.updateMany({ where, data: set })).count;
     if (n !== 1) return { applied: false, conflict: true, decision };
   }
   if (plan.timeline) await addEvent(tx, d.id, plan.timeline);

@@ -5,7 +5,7 @@ import { routingCompleteHandler } from '../dispatch/routing.ts';
 import { appUninstalled, customersDataRequest, customersRedact, shopRedact } from './lifecycle.ts';
 import type { TopicHandler, TopicHandlers } from '../inbox/shopify.ts';
 
-export function shopifyTopicHandlers(ctx: Pick<AppContext, 'queue' | 'now'>, forgetSessions: (shop: string) => void = () => {}): TopicHandlers {
+export function shopifyTopicHandlers(ctx: Pick<AppContext, 'queue' | 'now' | 'box'>, forgetSessions: (shop: string) => void = () => {}): TopicHandlers {
   const { queue } = ctx;
   // These delete the shop's sessions in the webhook's transaction: drop any cached copy once it commits.
   const forgetting = (h: TopicHandler): TopicHandler => async (c) => {
@@ -17,7 +17,7 @@ export function shopifyTopicHandlers(ctx: Pick<AppContext, 'queue' | 'now'>, for
     SHOP_REDACT: forgetting(shopRedact),
     CUSTOMERS_REDACT: customersRedact,
     CUSTOMERS_DATA_REQUEST: customersDataRequest,
-    ORDERS_PAID: ordersPaidHandler(queue, ctx.now),
+    ORDERS_PAID: ordersPaidHandler(queue, ctx.now, ctx.box),
     ORDERS_CANCELLED: ordersCancelledHandler,
     ORDERS_UPDATED: ordersUpdatedHandler(queue),
     FULFILLMENT_ORDERS_ORDER_ROUTING_COMPLETE: routingCompleteHandler(queue),
