@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, type Tx } from '../db/client.ts';
 import { providerOf } from '../db/raw-rows.ts';
-import { dbTime, forProvider, TS } from '../db/raw-sql.ts';
+import { dbTime, forProvider, placeholders, TS } from '../db/raw-sql.ts';
 
 export interface NewCourierRef {
   deliveryId: string;
@@ -25,7 +25,7 @@ export async function insertCourierRefs(tx: Tx, refs: readonly NewCourierRef[]):
   const values: unknown[] = [];
   const rows = refs.map((r) => {
     const n = values.push(randomUUID(), r.deliveryId, r.shopId, r.environment, r.generation, r.kind, r.value, at);
-    return `($${n - 7}, $${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}${TS})`;
+    return `(${placeholders(n - 7, 7)}, $${n}${TS})`;
   });
   await tx.$executeRawUnsafe(
     forProvider(provider, `INSERT INTO "CourierRef" ("id", "deliveryId", "shopId", "environment", "generation", "kind", "value", "createdAt") VALUES ${rows.join(', ')}`),
