@@ -1,8 +1,11 @@
 // Preload for the app under a benchmark: counts the SQL statements the app runs on SQLite
 // (every run of a better-sqlite3 Statement: the Prisma adapter's statements, cached or not)
-// and writes them, grouped by their first words, to $COUNT_STATEMENTS_FILE when the app exits.
-//   BENCH_APP_NODE_OPTIONS="--import $PWD/test/bench/count-statements.ts" COUNT_STATEMENTS_FILE=… npm run bench:dispatch
-import { writeFileSync } from 'node:fs';
+// and the time each spends in SQLite, and writes them, grouped by their first words (most time first),
+// to $COUNT_STATEMENTS_FILE (default test-output/statements.txt: benchmarks start the app with a clean
+// environment) when the app exits.
+//   BENCH_APP_NODE_OPTIONS="--import $PWD/test/bench/count-statements.ts" npm run bench:dispatch
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 
 type Stmt = { source: string; run(...a: unknown[]): unknown; all(...a: unknown[]): unknown; get(...a: unknown[]): unknown };
@@ -10,19 +13,27 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: 
 const probe = new Database(':memory:');
 const Statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Stmt;
 probe.close();
-const counts = new Map<string, number>();
+const counts = new Map<string, { n: number; ms: number }>();
 for (const m of ['run', 'all', 'get'] as const) {
   const original = Statement[m];
   Statement[m] = function (this: Stmt, ...args: unknown[]) {
-    const key = this.source.replace(/\s+/g, ' ').trim().slice(0, 60);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-    return original.apply(this, args);
+    const key = this.source.replace(/\s+/g, ' ').trim().slice(0, 100);
+    const c = counts.get(key) ?? { n: 0, ms: 0 };
+    counts.set(key, c);
+    c.n += 1;
+    const started = performance.now();
+    try {
+      return original.apply(this, args);
+    } finally {
+      c.ms += performance.now() - started;
+    }
   };
 }
 process.on('exit', () => {
-  const file = process.env.COUNT_STATEMENTS_FILE;
-  if (!file) return;
-  const rows = [...counts].sort((a, b) => b[1] - a[1]);
-  const total = rows.reduce((n, [, c]) => n + c, 0);
-  writeFileSync(file, [`${String(total).padStart(7)}  (all statements)`, ...rows.map(([k, n]) => `${String(n).padStart(7)}  ${k}`)].join('\n') + '\n');
+  const file = resolve(process.env.COUNT_STATEMENTS_FILE ?? 'test-output/statements.txt');
+  mkdirSync(dirname(file), { recursive: true });
+  const rows = [...counts].sort((a, b) => b[1].ms - a[1].ms);
+  const total = rows.reduce((t, [, c]) => ({ n: t.n + c.n, ms: t.ms + c.ms }), { n: 0, ms: 0 });
+  const line = (k: string, c: { n: number; ms: number }) => `${String(c.n).padStart(7)}  ${c.ms.toFixed(0).padStart(6)} ms  ${(c.ms / c.n).toFixed(3).padStart(6)} ms each  ${k}`;
+  writeFileSync(file, [line('(all statements)', total), ...rows.map(([k, c]) => line(k, c))].join('\n') + '\n');
 });
