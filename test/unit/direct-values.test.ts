@@ -2,7 +2,7 @@
 // each driver is given and what the app is handed back, and what is left to Prisma. Their agreement
 // with Prisma's own output is checked against real databases in test/integration/direct-raw.test.ts.
 import { describe, expect, it } from 'vitest';
-import { pgArgs, pgRows, readerFor, sqliteArgs, sqliteRows } from '../../web/db/direct-values.ts';
+import { PG_TEXT_TYPES, pgArgs, pgRows, readerFor, sqliteArgs, sqliteRows } from '../../web/db/direct-values.ts';
 import { templateSql } from '../../web/db/direct-raw.ts';
 
 const AT = new Date(Date.UTC(2026, 10, 28, 12, 30, 45, 67));
@@ -41,8 +41,10 @@ describe('arguments', () => {
     expect(pgArgs(['ok', value])).toBeUndefined();
   });
 
-  it('leaves a year PostgreSQL cannot take to Prisma', () => {
+  it('leaves a year PostgreSQL cannot take to Prisma, and takes the first and the last it can', () => {
     expect(pgArgs([new Date(Date.UTC(10000, 0, 1))])).toBeUndefined();
+    expect(pgArgs([new Date('0000-12-31T23:59:59.000Z')])).toBeUndefined();
+    expect(pgArgs([new Date('0001-01-01T00:00:00.000Z'), new Date('9999-12-31T23:59:59.999Z')])).toStrictEqual(['0001-01-01 00:00:00', '9999-12-31 23:59:59.999']);
   });
 });
 
@@ -52,13 +54,16 @@ describe('SQLite results', () => {
   it.each([
     ['INTEGER', 5n, 5],
     ['INT', -3n, -3],
+    ['INTEGER', 2.7, 2],
     ['BIGINT', 2n ** 60n, 2n ** 60n],
     ['BIGINT', 4, 4n],
     ['BOOLEAN', 1n, true],
     ['BOOLEAN', 0n, false],
+    ['BOOLEAN', 1, true],
     ['DATETIME', '2026-11-28T12:30:45.067+00:00', AT],
     ['DATETIME', '2026-11-28T12:30:45.067Z', AT],
     ['DATETIME', BigInt(AT.getTime()), AT],
+    ['DATETIME', AT.getTime(), AT],
     ['TEXT', 'x', 'x'],
     ['REAL', 1.5, 1.5],
     ['BLOB', Buffer.from([1, 2]), new Uint8Array([1, 2])],
@@ -73,12 +78,23 @@ describe('SQLite results', () => {
     expect(sqliteRows(cols('TEXT', 'INTEGER'), [[null, 1n], ['a', null]])).toStrictEqual([{ c0: null, c1: 1 }, { c0: 'a', c1: null }]);
   });
 
+  it('infers an expression from its first value that is not null', () => {
+    expect(sqliteRows(cols(null), [[null], ['x']])).toStrictEqual([{ c0: null }, { c0: 'x' }]);
+    expect(sqliteRows(cols(null), [[null], [null]])).toStrictEqual([{ c0: null }, { c0: null }]);
+    expect(sqliteRows(cols(null), [[1.5], [2n]])).toBeUndefined();
+  });
+
   it.each([
     ['a DECIMAL column', cols('DECIMAL'), [[1.5]]],
     ['a JSONB column', cols('JSONB'), [['{}']]],
     ['an integer in a REAL column', cols('REAL'), [[2n]]],
     ['a time without its zone', cols('DATETIME'), [['2026-11-28 12:30:45']]],
     ['a number in a TEXT column', cols('TEXT'), [[5n]]],
+    ['text in an INTEGER column', cols('INTEGER'), [['5']]],
+    ['text in a BIGINT column', cols('BIGINT'), [['5']]],
+    ['a fraction in a BIGINT column', cols('BIGINT'), [[1.5]]],
+    ['text in a BOOLEAN column', cols('BOOLEAN'), [['true']]],
+    ['bytes in a DATETIME column', cols('DATETIME'), [[Buffer.from([1])]]],
     ['an expression whose values change type', cols(null), [['a'], [1n]]],
     ['bytes from an expression', cols(null), [[Buffer.from([1])]]],
   ])('leaves %s to Prisma', (_, columns, rows) => {
@@ -108,6 +124,7 @@ describe('PostgreSQL results', () => {
     [1114, '2026-11-28 12:30:45.067', AT],
     [1114, '2026-11-28 12:30:45', WHOLE],
     [1184, '2026-11-28 12:30:45.067+00', AT],
+    [1184, '2026-11-28 12:30:45.067+05:30', AT],
     [17, '\\x0102ff', new Uint8Array([1, 2, 255])],
     [114, '[1]', [1]],
     [3802, '{"a":{"b":null}}', { a: { b: null } }],
@@ -116,6 +133,21 @@ describe('PostgreSQL results', () => {
     [16400, 'created', 'created'],
   ])('type %i: %s', (id, text, read) => {
     expect(pgRows(fields(id), [[text]])).toStrictEqual([{ c0: read }]);
+  });
+
+  it('keeps null, and asks the driver for every value as text', () => {
+    expect(pgRows(fields(23, 25), [[null, null]])).toStrictEqual([{ c0: null, c1: null }]);
+    expect(PG_TEXT_TYPES.getTypeParser()('2026-11-28 12:30:45')).toBe('2026-11-28 12:30:45');
+  });
+
+  it('reads a type of the database\'s own as text, from its first id on', () => {
+    expect(pgRows(fields(16384), [['sad']])).toStrictEqual([{ c0: 'sad' }]);
+    expect(pgRows(fields(16383), [['sad']])).toBeUndefined();
+  });
+
+  it('throws what is not a refusal: text that is not what its type says', () => {
+    expect(() => pgRows(fields(20), [['not a number']])).toThrow(SyntaxError);
+    expect(() => pgRows(fields(3802), [['{']])).toThrow(SyntaxError);
   });
 
   it.each([
