@@ -158,6 +158,26 @@ describe(`raw statements without Prisma (${provider})`, () => {
     expect(await reference.$queryRawUnsafe(sql('SELECT "n" FROM "T" WHERE "id" = $1'), 'a')).toStrictEqual([{ n: 100 }]);
   });
 
+  it.runIf(provider === 'postgres')('keeps a transaction its own when a query on the app\'s client inside it starts one of Prisma\'s', async () => {
+    await seed(database.db);
+    let after = -1;
+    await database.db
+      .$transaction(async (t) => {
+        await t.$executeRawUnsafe(sql('UPDATE "T" SET "n" = $1 WHERE "id" = $2'), 41, 'a');
+        // A nested create runs in a transaction Prisma starts for it, in this flow.
+        await database.db.shop.create({ data: { domain: 'nested.myshopify.com', environments: { create: [{ environment: 'test', endpointId: 'nested-endpoint' }] } } });
+        const before = compiles;
+        await t.$executeRawUnsafe(sql('UPDATE "T" SET "n" = "n" + 1 WHERE "id" = $1'), 'a');
+        after = compiles - before;
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    // Still run directly, on this transaction's connection: rolled back with it.
+    expect(after).toBe(0);
+    expect(await reference.$queryRawUnsafe(sql('SELECT "n" FROM "T" WHERE "id" = $1'), 'a')).toStrictEqual([{ n: 5 }]);
+    expect(await reference.shop.count({ where: { domain: 'nested.myshopify.com' } })).toBe(1);
+  });
+
   it('never runs a closed transaction\'s statement inside another one', async () => {
     await seed(database.db);
     let late!: Promise<unknown>;

@@ -113,7 +113,9 @@ function trackPgTransactions(factory: PgAdapterFactory, direct: { pool?: PgQuery
     direct.pool = a.client as PgQueryable;
     const start = a.startTransaction.bind(a);
     a.startTransaction = async (isolation?: unknown) => {
-      const held = startingTransaction.getStore();
+      const store = startingTransaction.getStore();
+      const held = store && !store.started ? store : undefined;
+      if (held) held.started = true;
       const tx = await start(isolation);
       if (held) {
         held.connection = tx.client;
@@ -204,7 +206,9 @@ function isolateSqliteTransactions(factory: PrismaBetterSQLite3, direct: SqliteD
     const start = a.startTransaction.bind(a);
     a.startTransaction = async (isolation?: unknown) => {
       // The $transaction being started (web/db/direct-raw.ts): its statements run directly while it holds the lock.
-      const held = startingTransaction.getStore();
+      const store = startingTransaction.getStore();
+      const held = store && !store.started ? store : undefined;
+      if (held) held.started = true;
       const release = await acquire();
       try {
         const tx = await start(isolation);

@@ -17,6 +17,8 @@ export type Run = (kind: Kind, sql: string, values: unknown[]) => Promise<unknow
 /** One `$transaction(fn)`: marked open by the adapter wrapper (client.ts) from its BEGIN until its commit or rollback. */
 export interface HeldTransaction {
   open: boolean;
+  /** Set by the first transaction started in the flow: one Prisma starts for a root-client query inside `fn` is not this one. */
+  started?: boolean;
   /** The driver connection the transaction runs on (PostgreSQL; SQLite has only one). */
   connection?: unknown;
 }
