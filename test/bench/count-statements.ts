@@ -1,6 +1,7 @@
 // Preload for the app under a benchmark: counts the SQL statements the app runs on SQLite
 // (every run of a better-sqlite3 Statement: the Prisma adapter's statements, cached or not)
-// and the time each spends in SQLite, and writes them, grouped by their first words (most time first),
+// and the time each spends in SQLite, and on PostgreSQL (every pg Client query: Prisma's adapter,
+// the direct driver, pg-boss; time is the round trip, waits included), and writes them, grouped by their first words (most time first),
 // to $COUNT_STATEMENTS_FILE (default test-output/statements.txt: benchmarks start the app with a clean
 // environment) when the app exits.
 //   BENCH_APP_NODE_OPTIONS="--import $PWD/test/bench/count-statements.ts" npm run bench:dispatch
@@ -29,6 +30,27 @@ for (const m of ['run', 'all', 'get'] as const) {
     }
   };
 }
+type PgQuery = (this: unknown, q: unknown, ...rest: unknown[]) => unknown;
+const PgClient = (createRequire(import.meta.url)('pg') as { Client: { prototype: { query: PgQuery } } }).Client;
+const pgQuery = PgClient.prototype.query;
+PgClient.prototype.query = function (this: unknown, q: unknown, ...rest: unknown[]) {
+  const text = typeof q === 'string' ? q : (q as { text?: string } | null)?.text;
+  if (typeof text !== 'string') return pgQuery.call(this, q, ...rest);
+  const key = text.replace(/\s+/g, ' ').trim().slice(0, 100);
+  const c = counts.get(key) ?? { n: 0, ms: 0 };
+  counts.set(key, c);
+  c.n += 1;
+  const started = performance.now();
+  const done = () => void (c.ms += performance.now() - started);
+  // pg's Pool passes a callback; Prisma's adapter awaits the promise.
+  const last = rest.length - 1;
+  if (typeof rest[last] === 'function') {
+    const cb = rest[last] as (...a: unknown[]) => unknown;
+    rest[last] = (...a: unknown[]) => (done(), cb(...a));
+  }
+  const result = pgQuery.call(this, q, ...rest);
+  return result instanceof Promise ? result.finally(done) : result;
+};
 process.on('exit', () => {
   const file = resolve(process.env.COUNT_STATEMENTS_FILE ?? 'test-output/statements.txt');
   mkdirSync(dirname(file), { recursive: true });

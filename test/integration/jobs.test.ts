@@ -184,7 +184,8 @@ describe(`job queue on ${provider}`, () => {
     await waitFor(async () => (await stateOf(q, 'single-retry', r!)) === 'completed', 'the retried job to complete');
   });
 
-  it('orderingKey: one key\'s jobs run one at a time in insert order (a retry holds the key); different keys run side by side', async () => {
+  // batch 3: pg-boss fetches up to 3 heads of different keys at once (SQLite ignores it).
+  it.each([1, 3])('orderingKey (batch %i): one key\'s jobs run one at a time in insert order (a retry holds the key); different keys run side by side', async (batch) => {
     const q = await newQueue();
     const log: string[] = [];
     let running = 0;
@@ -215,7 +216,7 @@ describe(`job queue on ${provider}`, () => {
         running--;
         perKey.set(key, perKey.get(key)! - 1);
       }
-    }, { concurrency: 6, ordered: true, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 200 } });
+    }, { concurrency: 6, batch, ordered: true, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 200 } });
     await q.start();
     const keys = ['a', 'b', 'c', 'd'];
     // Interleaved, one transaction per job, as webhooks arrive (pg-boss orders one transaction's jobs by their random ids).
@@ -228,6 +229,31 @@ describe(`job queue on ${provider}`, () => {
     expect(maxPerKey).toBe(1);
     expect(maxRunning).toBeGreaterThan(1);
     await expect(enqueueCommitted(q, 'ordered', {}, { orderingKey: 'a', singletonKey: 'a' })).rejects.toThrow(/not both/);
+  });
+
+  it.skipIf(!pg)('batch: a pg-boss worker fetches several jobs at once and settles them together, when the slowest is done', async () => {
+    const q = await newQueue();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const started: string[] = [];
+    const finished: string[] = [];
+    await q.work<{ label: string }>('batched', async (job) => {
+      started.push(job.data.label);
+      if (job.data.label === 'slow') await Promise.race([gate, new Promise((r) => job.signal.addEventListener('abort', r))]);
+      finished.push(job.data.label);
+    }, { concurrency: 2, batch: 2 });
+    const feeder = await inspector();
+    const fast = (await enqueueCommitted(feeder, 'batched', { label: 'fast' }))!;
+    const slow = (await enqueueCommitted(feeder, 'batched', { label: 'slow' }))!;
+    await q.start();
+    q.notify();
+    await waitFor(async () => finished.includes('fast') && started.includes('slow'), 'both jobs of the batch to start');
+    await sleep(300);
+    // One worker took both; the fast one's result waits for its batch (with batch 1 it would be completed).
+    expect(await stateOf(feeder, 'batched', fast)).toBe('active');
+    release();
+    await waitFor(async () => (await stateOf(feeder, 'batched', fast)) === 'completed' && (await stateOf(feeder, 'batched', slow)) === 'completed', 'the batch to be settled');
+    await expect(q.work('other', async () => {}, { concurrency: 2, batch: 3 })).rejects.toThrow(/batch must be an integer from 1 to concurrency/);
   });
 
   /**

@@ -64,6 +64,15 @@ export async function claimEvent(tx: Tx, provider: Provider, eventRowId: string,
   return n === 1;
 }
 
+/** A nullable text column read by raw SQL. */
+const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+/** The first row of a one-parameter SELECT, or null. */
+async function firstRow(db: Tx, provider: Provider, sql: string, value: string): Promise<Record<string, unknown> | null> {
+  const rows = await db.$queryRawUnsafe<Array<Record<string, unknown>>>(forProvider(provider, sql), value);
+  return rows[0] ?? null;
+}
+
 /** What the courier route needs of a webhook endpoint: its environment, secrets and shop. */
 export interface Endpoint {
   id: string;
@@ -77,18 +86,14 @@ export interface Endpoint {
 
 /** One statement for the environment and its shop (a compiled findUnique with include ran two). */
 export async function findEndpoint(db: Tx, provider: Provider, endpointId: string): Promise<Endpoint | null> {
-  const rows = await db.$queryRawUnsafe<Array<Record<string, unknown>>>(
-    forProvider(
-      provider,
-      `SELECT e."id", e."environment", e."webhookSecretEnc", e."webhookSecretPrevEnc", e."webhookSecretPrevUntil", e."lastWebhookAt",
-              s."domain", s."uninstalledAt"
-       FROM "CourierEnvironment" e JOIN "Shop" s ON s."id" = e."shopId" WHERE e."endpointId" = $1`,
-    ),
+  const r = await firstRow(
+    db, provider,
+    `SELECT e."id", e."environment", e."webhookSecretEnc", e."webhookSecretPrevEnc", e."webhookSecretPrevUntil", e."lastWebhookAt",
+            s."domain", s."uninstalledAt"
+     FROM "CourierEnvironment" e JOIN "Shop" s ON s."id" = e."shopId" WHERE e."endpointId" = $1`,
     endpointId,
   );
-  const r = rows[0];
   if (!r) return null;
-  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return {
     id: String(r.id),
     environment: String(r.environment),
@@ -97,5 +102,49 @@ export async function findEndpoint(db: Tx, provider: Provider, endpointId: strin
     webhookSecretPrevUntil: rawTime(r.webhookSecretPrevUntil),
     lastWebhookAt: rawTime(r.lastWebhookAt),
     shop: { domain: String(r.domain), uninstalledAt: rawTime(r.uninstalledAt) },
+  };
+}
+
+/** What processing a stored event reads of it and of its environment. */
+export interface EventToProcess {
+  id: string;
+  environmentId: string;
+  eventId: string;
+  type: string;
+  deliveryRef: string | null;
+  status: string | null;
+  occurredAt: Date | null;
+  payload: string;
+  state: string;
+  attempts: number;
+  triedIds: string | null;
+  receivedAt: Date;
+  environment: { shopId: string; environment: string; testWebhooks: string | null };
+}
+
+/** One statement for the event and its environment (a compiled findUnique with include ran two). */
+export async function readEventToProcess(db: Tx, provider: Provider, eventRowId: string): Promise<EventToProcess | null> {
+  const r = await firstRow(
+    db, provider,
+    `SELECT ev."id", ev."environmentId", ev."eventId", ev."type", ev."deliveryRef", ev."status", ev."occurredAt", ev."payload", ev."state",
+            ev."attempts", ev."triedIds", ev."receivedAt", e."shopId", e."environment", e."testWebhooks"
+     FROM "CourierEvent" ev JOIN "CourierEnvironment" e ON e."id" = ev."environmentId" WHERE ev."id" = $1`,
+    eventRowId,
+  );
+  if (!r) return null;
+  return {
+    id: String(r.id),
+    environmentId: String(r.environmentId),
+    eventId: String(r.eventId),
+    type: String(r.type),
+    deliveryRef: text(r.deliveryRef),
+    status: text(r.status),
+    occurredAt: rawTime(r.occurredAt),
+    payload: String(r.payload),
+    state: String(r.state),
+    attempts: Number(r.attempts),
+    triedIds: text(r.triedIds),
+    receivedAt: rawTime(r.receivedAt)!,
+    environment: { shopId: String(r.shopId), environment: String(r.environment), testWebhooks: text(r.testWebhooks) },
   };
 }

@@ -9,7 +9,7 @@
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { addCourierRefs } from './refs.ts';
-import { claimEvent, findRef, type RefMatch } from './event-sql.ts';
+import { claimEvent, findRef, readEventToProcess, type EventToProcess, type RefMatch } from './event-sql.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { enqueueSync } from '../transitions/effects.ts';
@@ -163,7 +163,7 @@ function isMarkedTest(payload: string): boolean {
 
 /** `rematching`: called by a rematch pass, which must not queue another pass for what it leaves unmatched. */
 export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number; rematching?: boolean } = {}): Promise<void> {
-  const ev = await ctx.db.courierEvent.findUnique({ where: { id: job.eventId }, include: { environment: true } });
+  const ev = await readEventToProcess(ctx.db, ctx.database.provider, job.eventId);
   if (!ev || !['RECEIVED', 'UNMATCHED'].includes(ev.state)) return;
   const log = ctx.log.child({ courierEventId: ev.eventId, environmentId: ev.environmentId });
   const now = new Date(ctx.now());
@@ -209,7 +209,8 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
   await applyEvent(ctx, ev.id, deliveryId, now, {}, { event: ev, shopId: ev.environment.shopId, generation: ref?.deliveryId === deliveryId ? ref.generation : undefined });
 }
 
-type StoredEvent = Awaited<ReturnType<AppContext['db']['courierEvent']['findUniqueOrThrow']>>;
+/** What applying an event reads of it. */
+type StoredEvent = Pick<EventToProcess, 'eventId' | 'deliveryRef' | 'payload' | 'status' | 'occurredAt' | 'receivedAt'>;
 
 /**
  * Applies a stored event to a delivery, once. `known`: what the caller already read (the event row,

@@ -11,10 +11,12 @@ import { runFulfillmentSync, shopifyAttention } from './sync.ts';
 /**
  * Courier events applied at once per process (of different deliveries). SQLite: one connection whose
  * lock passes statement by statement, so more jobs in flight keep it busy (bench:events 248 events/s at
- * 8, 314 at 32, 325–355 at 64). PostgreSQL: each job holds one of the pool's 10 connections for its
- * transaction (134 at 8, 148 at 32: not worth the wait for connections).
+ * 8, 314 at 32, 325–355 at 64). PostgreSQL: fetched 12 at a time by each of 2 workers, so a fetch (a
+ * scan of the waiting deliveries' heads) and a settle serve 12 events, not one: on 2 cores most of the
+ * app's time was socket writes, one per statement (bench:events 2000 events in 25 s at 8 × 1, 15 s at
+ * 2 × 12; docs/benchmarks.md, thirteenth session).
  */
-export const COURIER_EVENT_CONCURRENCY = { sqlite: 32, postgres: 8 } as const;
+export const COURIER_EVENT_WORKERS = { sqlite: { concurrency: 32 }, postgres: { concurrency: 24, batch: 12 } } as const;
 
 /** The ordering key of a courier event's job: one delivery's events (by the courier's id for it) run in order. */
 export function courierEventOrderingKey(environmentId: string, deliveryRef: string | null, eventRowId: string): string {
@@ -31,7 +33,7 @@ export async function registerFulfillmentJobs(ctx: AppContext, opts: Fulfillment
   const retry = { ...FULFILLMENT_RETRY, ...opts.retry };
   // One delivery's events one at a time, in arrival order (the ordering key names the delivery), so
   // none lands below what Shopify already shows; different deliveries' events run side by side.
-  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvents, (job) => processCourierEvent(ctx, job.data), { concurrency: COURIER_EVENT_CONCURRENCY[ctx.database.provider], ordered: true, retry });
+  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvents, (job) => processCourierEvent(ctx, job.data), { ...COURIER_EVENT_WORKERS[ctx.database.provider], ordered: true, retry });
   // Jobs enqueued by an earlier version, without ordering keys: one at a time, as they were.
   await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 1, retry });
   await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, paced(ctx, JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId)), {

@@ -18,6 +18,8 @@ export interface Registration<T = unknown> {
   ordered: boolean;
   /** Jobs of one group running at once (guarantee 9), or null: no limit. */
   groupConcurrency: number | null;
+  /** Jobs a pg-boss worker fetches, and settles, in one statement each (WorkOptions.batch). */
+  batch: number;
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
 }
 
@@ -102,7 +104,9 @@ export abstract class BaseJobQueue implements JobQueue {
     if (groupConcurrency !== null && (!Number.isInteger(groupConcurrency) || groupConcurrency < 1 || groupConcurrency > concurrency)) {
       throw new RangeError('groupConcurrency must be an integer from 1 to concurrency');
     }
-    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry), ordered: opts.ordered === true, groupConcurrency };
+    const batch = opts.batch ?? 1;
+    if (!Number.isInteger(batch) || batch < 1 || batch > concurrency) throw new RangeError('batch must be an integer from 1 to concurrency');
+    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry), ordered: opts.ordered === true, groupConcurrency, batch };
     if (opts.onExhausted) reg.onExhausted = opts.onExhausted;
     this.registrations.set(name, reg as Registration);
     if (this.lifecycle === 'started') await this.startWorker(reg as Registration);

@@ -174,11 +174,11 @@ export class PgBossJobQueue extends BaseJobQueue {
     await this.boss.work(
       reg.name,
       {
-        localConcurrency: reg.concurrency,
+        localConcurrency: Math.ceil(reg.concurrency / reg.batch),
         // Per instance, held strictly: a job fetched past it is given back before its handler runs, and
         // the next fetch skips the group. Each instance keeps workers free for other groups.
         ...(reg.groupConcurrency !== null ? { localGroupConcurrency: reg.groupConcurrency } : {}),
-        batchSize: 1,
+        batchSize: reg.batch,
         includeMetadata: true,
         perJobResults: true,
         pollingIntervalSeconds: this.pollIntervalSeconds,

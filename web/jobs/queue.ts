@@ -134,6 +134,14 @@ export interface WorkOptions<T> {
   groupConcurrency?: number;
   /** The queue's jobs carry ordering keys (guarantee 8). */
   ordered?: boolean;
+  /**
+   * pg-boss: a worker fetches up to this many due jobs in one statement, runs them side by side and
+   * settles them in one statement (concurrency / batch workers, rounded up). Each fetch and settle
+   * is a round trip and, on an ordered queue, a scan of the waiting keys: a busy queue of short jobs
+   * does fewer. A batch's jobs are settled together, when its slowest is done. SQLite ignores it
+   * (its claim is local). Default 1; at most concurrency.
+   */
+  batch?: number;
   /** Called when the job will not run again (guarantee 4). */
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
 }
