@@ -2,7 +2,7 @@
 // they write reads back through Prisma as the compiled queries they replaced wrote it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
-import { claimEvent, findEndpoint, findRef, insertCourierEvent } from '../../web/fulfillment/event-sql.ts';
+import { claimEvent, findEndpoint, findRef, insertCourierEvent, readEventToProcess } from '../../web/fulfillment/event-sql.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
 
 let url: string;
@@ -90,5 +90,34 @@ describe('courier event statements', () => {
     const row = await database.db.courierEvent.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ state: 'PROCESSED', deliveryId: 'd-new', attempts: 3, lastError: null, nextAttemptAt: null });
     expect(row.processedAt?.toISOString()).toBe('2026-11-28T09:20:00.000Z');
+  });
+
+  it('reads an event with its environment and what its delivery id names (as findRef: the newest generation, this shop and environment only) in one statement', async () => {
+    await database.db.courierRef.createMany({
+      data: [
+        { deliveryId: 'd-old', shopId: env.shopId, environment: 'test', generation: 1, kind: 'order', value: 'dlv_read' },
+        { deliveryId: 'd-new', shopId: env.shopId, environment: 'test', generation: 2, kind: 'delivery', value: 'dlv_read' },
+        { deliveryId: 'd-old', shopId: env.shopId, environment: 'live', generation: 1, kind: 'delivery', value: 'dlv_read_live' },
+      ],
+    });
+    await database.db.courierEnvironment.update({ where: { id: env.id }, data: { testWebhooks: '{"asked":[]}' } });
+    const insert = (eventId: string, deliveryRef: string | null) => database.db.$transaction((tx) => insertCourierEvent(tx, database.provider, {
+      environmentId: env.id, eventId, type: 'delivery.status.updated', deliveryRef, status: 'collected',
+      occurredAt: new Date('2026-11-28T09:15:30.123Z'), payload: `{"id":"${eventId}"}`, receivedAt: Date.parse('2026-11-28T09:15:31.456Z'),
+    }));
+    const id = (await insert('evt_read_1', 'dlv_read'))!;
+    await database.db.courierEvent.update({ where: { id }, data: { state: 'UNMATCHED', attempts: 2, triedIds: '["x"]' } });
+    const ev = await readEventToProcess(database.db, database.provider, id);
+    const { environment, ...stored } = await database.db.courierEvent.findUniqueOrThrow({ where: { id }, include: { environment: true } });
+    expect(ev).toEqual({
+      id: stored.id, environmentId: stored.environmentId, eventId: stored.eventId, type: stored.type, deliveryRef: stored.deliveryRef, status: stored.status,
+      occurredAt: stored.occurredAt, payload: stored.payload, state: 'UNMATCHED', attempts: 2, triedIds: '["x"]', receivedAt: stored.receivedAt,
+      environment: { shopId: environment.shopId, environment: 'test', testWebhooks: '{"asked":[]}' },
+      deliveryRefMatch: await findRef(database.db, database.provider, env, ['dlv_read']),
+    });
+    expect(ev!.deliveryRefMatch).toEqual({ deliveryId: 'd-new', generation: 2 });
+    expect((await readEventToProcess(database.db, database.provider, (await insert('evt_read_live', 'dlv_read_live'))!))!.deliveryRefMatch).toBeNull();
+    expect((await readEventToProcess(database.db, database.provider, (await insert('evt_read_none', null))!))!.deliveryRefMatch).toBeNull();
+    expect(await readEventToProcess(database.db, database.provider, 'no-such-event')).toBeNull();
   });
 });

@@ -120,15 +120,22 @@ export interface EventToProcess {
   triedIds: string | null;
   receivedAt: Date;
   environment: { shopId: string; environment: string; testWebhooks: string | null };
+  /** findRef for the event's delivery id alone, read with it (what the event names when it names nothing else). */
+  deliveryRefMatch: RefMatch | null;
 }
 
-/** One statement for the event and its environment (a compiled findUnique with include ran two). */
+/**
+ * One statement for the event, its environment and the delivery its delivery id names (a compiled
+ * findUnique with include ran two, and findRef a third).
+ */
 export async function readEventToProcess(db: Tx, provider: Provider, eventRowId: string): Promise<EventToProcess | null> {
   const r = await firstRow(
     db, provider,
     `SELECT ev."id", ev."environmentId", ev."eventId", ev."type", ev."deliveryRef", ev."status", ev."occurredAt", ev."payload", ev."state",
-            ev."attempts", ev."triedIds", ev."receivedAt", e."shopId", e."environment", e."testWebhooks"
-     FROM "CourierEvent" ev JOIN "CourierEnvironment" e ON e."id" = ev."environmentId" WHERE ev."id" = $1`,
+            ev."attempts", ev."triedIds", ev."receivedAt", e."shopId", e."environment", e."testWebhooks", r."deliveryId" AS "refDeliveryId", r."generation" AS "refGeneration"
+     FROM "CourierEvent" ev JOIN "CourierEnvironment" e ON e."id" = ev."environmentId"
+     LEFT JOIN "CourierRef" r ON r."shopId" = e."shopId" AND r."environment" = e."environment" AND r."value" = ev."deliveryRef"
+     WHERE ev."id" = $1 ORDER BY r."generation" DESC LIMIT 1`,
     eventRowId,
   );
   if (!r) return null;
@@ -146,5 +153,6 @@ export async function readEventToProcess(db: Tx, provider: Provider, eventRowId:
     triedIds: text(r.triedIds),
     receivedAt: rawTime(r.receivedAt)!,
     environment: { shopId: String(r.shopId), environment: String(r.environment), testWebhooks: text(r.testWebhooks) },
+    deliveryRefMatch: r.refDeliveryId === null || r.refDeliveryId === undefined ? null : { deliveryId: String(r.refDeliveryId), generation: Number(r.refGeneration) },
   };
 }

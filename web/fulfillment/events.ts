@@ -173,7 +173,8 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
     return;
   }
   const ids = idsOfEvent(ev.payload, ev.deliveryRef);
-  let ref = await lookupRef(ctx, ev.environment, ids);
+  // The event's delivery id was looked up with it; other ids it names need findRef (it takes the newest generation of all).
+  let ref = ids.length === 1 && ids[0] === ev.deliveryRef ? ev.deliveryRefMatch : await lookupRef(ctx, ev.environment, ids);
   let deliveryId = ref?.deliveryId ?? null;
   // The test webhook we asked for names no booking: recognise it before reading any courier order for it.
   if (!deliveryId && isRequestedTest({ eventId: ev.eventId, ids, receivedAt: ev.receivedAt.getTime() }, readTestWebhooks(ev.environment.testWebhooks))) {
