@@ -40,7 +40,16 @@ describe('shopify.web.toml', () => {
       DATABASE_URL: `file:${join(dir, 'app.db')}`,
       ENCRYPTION_KEY: 'e'.repeat(64),
     };
-    const child = spawn(dev[0]!, dev.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: npm runs the app as a grandchild, which a SIGTERM to npm alone left running after the suite.
+    const child = spawn(dev[0]!, dev.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // the group has exited
+      }
+    };
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -52,7 +61,11 @@ describe('shopify.web.toml', () => {
       expect(listening.host, out).toBe('127.0.0.1');
       await waitFor(async () => (await fetch(`http://127.0.0.1:${listening.port}/readyz`)).status === 200, 'ready', 60_000);
     } finally {
-      child.kill('SIGTERM');
+      signalGroup('SIGTERM');
+      const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);
+      if (!stopped) signalGroup('SIGKILL');
+      // npm may exit before the app it ran: the group's stragglers go too.
+      signalGroup('SIGKILL');
     }
   });
 });
