@@ -2,7 +2,9 @@
 // they write reads back through Prisma as the compiled queries they replaced wrote it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
+import { readRow, type OpenDeliveryRow } from '../../web/db/raw-rows.ts';
 import { claimEvent, findEndpoint, findRef, insertCourierEvent, readEventToProcess } from '../../web/fulfillment/event-sql.ts';
+import { applyCourierStatus } from '../../web/fulfillment/events.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
 
 let url: string;
@@ -114,10 +116,38 @@ describe('courier event statements', () => {
       occurredAt: stored.occurredAt, payload: stored.payload, state: 'UNMATCHED', attempts: 2, triedIds: '["x"]', receivedAt: stored.receivedAt,
       environment: { shopId: environment.shopId, environment: 'test', testWebhooks: '{"asked":[]}' },
       deliveryRefMatch: await findRef(database.db, database.provider, env, ['dlv_read']),
+      // The matched delivery's row, as the transition's own read gives it.
+      refDelivery: await readRow(database.db, 'Delivery', 'd-new'),
     });
     expect(ev!.deliveryRefMatch).toEqual({ deliveryId: 'd-new', generation: 2 });
-    expect((await readEventToProcess(database.db, database.provider, (await insert('evt_read_live', 'dlv_read_live'))!))!.deliveryRefMatch).toBeNull();
-    expect((await readEventToProcess(database.db, database.provider, (await insert('evt_read_none', null))!))!.deliveryRefMatch).toBeNull();
+    expect(ev!.refDelivery).toMatchObject({ id: 'd-new', generation: 2, status: 'CREATED' });
+    expect(ev!.refDelivery!.createdAt).toBeInstanceOf(Date);
+    for (const eventId of ['evt_read_live', 'evt_read_none']) {
+      const other = (await readEventToProcess(database.db, database.provider, (await insert(eventId, eventId === 'evt_read_live' ? 'dlv_read_live' : null))!))!;
+      expect([other.deliveryRefMatch, other.refDelivery]).toEqual([null, null]);
+    }
     expect(await readEventToProcess(database.db, database.provider, 'no-such-event')).toBeNull();
   });
+
+  it("a courier status tried on the delivery's row read before the transaction (known) applies only if that row has not changed since; else it is decided again on a fresh read", async () => {
+    const make = (id: string) => database.db.delivery.create({ data: { id, shopId: env.shopId, shopifyOrderId: id, orderName: `#${id}`, environment: 'test', status: 'CREATED', orderJson: '{}', courierOrderId: `ord_${id}` } });
+    const now = new Date('2026-11-28T10:00:00.000Z');
+    const apply = (id: string, status: string, known?: OpenDeliveryRow | null) =>
+      database.db.$transaction((tx) => applyCourierStatus(tx, id, { status, occurredAt: now, source: 'webhook' }, now, known ?? undefined));
+    await make('d-known');
+    expect(await apply('d-known', 'collected', await readRow(database.db, 'Delivery', 'd-known'))).toBe(true);
+    expect(await readRow(database.db, 'Delivery', 'd-known')).toMatchObject({ courierStatus: 'collected', status: 'IN_PROGRESS' });
+
+    await make('d-stale');
+    expect(await apply('d-stale', 'collected')).toBe(true);
+    const stale = await readRow(database.db, 'Delivery', 'd-stale'); // IN_PROGRESS, collected
+    expect(await apply('d-stale', 'in_transit')).toBe(true);
+    expect(await apply('d-stale', 'out_for_delivery')).toBe(true);
+    // Still IN_PROGRESS: on the stale row "in_transit" would move the delivery on; read again, it is older than what it holds.
+    expect(await apply('d-stale', 'in_transit', stale)).toBe(false);
+    expect(await readRow(database.db, 'Delivery', 'd-stale')).toMatchObject({ status: 'IN_PROGRESS', courierStatus: 'out_for_delivery' });
+    const lines = await database.db.deliveryEvent.findMany({ where: { deliveryId: 'd-stale' }, select: { status: true, applied: true } });
+    expect(lines.at(-1)).toEqual({ status: 'in_transit', applied: false });
+  });
 });
+

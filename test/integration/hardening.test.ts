@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDeliveryWebhook } from '../../web/delivery/webhook-verify.ts';
-import { courierWebhookRoute, RejectionLog } from '../../web/fulfillment/webhook-route.ts';
+import { courierWebhookRoute, EndpointCache, RejectionLog } from '../../web/fulfillment/webhook-route.ts';
 import { requestContext } from '../../web/ops/http.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { waitFor } from '../support/process.ts';
@@ -142,5 +142,45 @@ describe('a flood of unsigned courier webhooks', () => {
     const { endpointUrl, endpointId } = await connectCourierAccount(s, shop);
     expect((await fetch(endpointUrl, { method: 'POST', body: '{}' })).status).toBe(401);
     await waitFor(async () => /missing_header/.test((await s.app.db.courierEnvironment.findUniqueOrThrow({ where: { endpointId } })).lastRejectionReason ?? ''), 'the rejection to be recorded', 5_000);
+  });
+});
+
+describe('the courier route keeps a read endpoint for a moment (EndpointCache)', () => {
+  it('serves a burst from one read; a secret replaced since is taken at once on a fresh read; with no cache the old secret is refused', async () => {
+    const shop = 'endpoint-cache.myshopify.com';
+    await installShop(s, shop, { settings: { autoDispatch: false } });
+    const { endpointId } = await connectCourierAccount(s, shop);
+    const box = s.app.server.services()!.box;
+    const setSecret = (secret: string) =>
+      s.app.db.courierEnvironment.update({ where: { endpointId }, data: { webhookSecretEnc: box.encrypt(secret), webhookSecretPrevEnc: null, webhookSecretPrevUntil: null } });
+    const OLD = 'whsec_cache_old_0123456789abcdef';
+    const NEW = 'whsec_cache_new_0123456789abcdef';
+    const send = async (url: string, secret: string) => {
+      const id = `evt_cache_${Math.random().toString(36).slice(2)}`;
+      const body = JSON.stringify({ id, type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: 'dlv_cache_unknown', status: 'collected' } });
+      const headers = signDeliveryWebhook({ secret, body, timestampSec: Math.floor(Date.now() / 1000), eventId: id, type: 'delivery.status.updated' });
+      return (await fetch(url, { method: 'POST', headers, body })).status;
+    };
+    const serve = async (cache: EndpointCache) => {
+      const app = express().use(requestContext(s.app.ctx.log)).post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(s.app.ctx, new RejectionLog(s.app.ctx), cache));
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise((r) => server.once('listening', r));
+      return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/delivery/${endpointId}` };
+    };
+    for (const ttlMs of [60_000, 0]) {
+      await setSecret(OLD);
+      const { server, url } = await serve(new EndpointCache(ttlMs));
+      try {
+        expect(await send(url, OLD)).toBe(200);
+        await setSecret(NEW); // behind the route's back, as another instance would
+        // Cached: the old secret still verifies on the row read a moment ago; no cache: refused.
+        expect(await send(url, OLD)).toBe(ttlMs ? 200 : 401);
+        // The new secret fails on the cached row, so the route reads again and accepts it.
+        expect(await send(url, NEW)).toBe(200);
+        expect(await send(url, OLD)).toBe(401);
+      } finally {
+        server.close();
+      }
+    }
   });
 });

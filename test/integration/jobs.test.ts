@@ -2,7 +2,9 @@
 // worker over the Job table) or PostgreSQL (pg-boss), per the test project.
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../web/db/client.ts';
+import { randomUUID } from 'node:crypto';
+import type { Database, Db, Tx } from '../../web/db/client.ts';
+import { dbTime, forProvider, TS } from '../../web/db/raw-sql.ts';
 import { createJobQueue, type Job, type JobQueue, type JobQueueOptions } from '../../web/jobs/index.ts';
 import { createLogger } from '../../web/ops/logger.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase, testProvider } from '../support/db.ts';
@@ -129,6 +131,43 @@ describe(`job queue on ${provider}`, () => {
     expect(await q.getJob('tx-dispatch', rolledBack!)).toBeNull();
     expect(await database.db.shop.count({ where: { domain: 'rollback.myshopify.com' } })).toBe(0);
     expect(await database.db.delivery.count({ where: { id: deliveryId } })).toBe(1);
+  });
+
+  it('insertWithJob: a new row and its job commit together; a row already there queues no job (PostgreSQL: one statement, no transaction); insertWithJobIn: the same in the caller\'s transaction', async () => {
+    const seen: unknown[] = [];
+    const q = await newQueue();
+    await q.work<{ shop: string }>('guarded', async (job) => void seen.push(job.data));
+    await q.start();
+    const row = (domain: string) => ({
+      sql: forProvider(provider, `INSERT INTO "Shop" ("id", "domain", "updatedAt") VALUES ($1, $2, $3${TS}) ON CONFLICT ("domain") DO NOTHING`),
+      values: [randomUUID(), domain, dbTime(provider, Date.now())],
+    });
+    // On PostgreSQL this client opens no transaction: the row and its job must be one statement.
+    const db = pg
+      ? ({ $queryRawUnsafe: database.db.$queryRawUnsafe.bind(database.db), $transaction: () => Promise.reject(new Error('a transaction was opened')) } as unknown as Db)
+      : database.db;
+    expect(await q.insertWithJob(db, row('guarded-1.myshopify.com'), 'guarded', { shop: 'guarded-1' })).toBe(true);
+    expect(await q.insertWithJob(db, row('guarded-1.myshopify.com'), 'guarded', { shop: 'again' })).toBe(false);
+    expect(await q.insertWithJob(db, row('guarded-2.myshopify.com'), 'guarded', { shop: 'guarded-2' }, { orderingKey: 'k' })).toBe(true);
+    q.notify();
+    await waitFor(async () => seen.length >= 2, 'both jobs to run');
+    await sleep(pg ? 1_200 : 300); // time enough for a wrongly queued job to run too
+    expect(seen).toEqual(expect.arrayContaining([{ shop: 'guarded-1' }, { shop: 'guarded-2' }]));
+    expect(seen).toHaveLength(2);
+    expect(await database.db.shop.count({ where: { domain: { startsWith: 'guarded-' } } })).toBe(2);
+
+    // insertWithJobIn: inside the caller's transaction (PostgreSQL: one statement in it), rolled back with it.
+    const within = (tx: Tx): Tx => (pg ? ({ $queryRawUnsafe: tx.$queryRawUnsafe.bind(tx), $executeRawUnsafe: () => Promise.reject(new Error('two statements')) } as unknown as Tx) : tx);
+    await expect(database.db.$transaction(async (tx) => {
+      expect(await q.insertWithJobIn(within(tx), row('guarded-3.myshopify.com'), 'guarded', { shop: 'guarded-3' })).toBe(true);
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    expect(await database.db.$transaction((tx) => q.insertWithJobIn(within(tx), row('guarded-4.myshopify.com'), 'guarded', { shop: 'guarded-4' }))).toBe(true);
+    q.notify();
+    await waitFor(async () => seen.length >= 3, 'the committed job to run');
+    await sleep(pg ? 1_200 : 300);
+    expect(seen.slice(2)).toEqual([{ shop: 'guarded-4' }]);
+    expect(await database.db.shop.count({ where: { domain: { in: ['guarded-3.myshopify.com', 'guarded-4.myshopify.com'] } } })).toBe(1);
   });
 
   it('keeps at most one queued-or-running job per singletonKey', async () => {

@@ -71,6 +71,17 @@ export async function readRow(tx: Tx, model: 'Delivery', id: string, box?: Secre
   return box && row ? openFields(box, PROTECTED_FIELDS.delivery, row) : row;
 }
 
+/** The open columns of `model` under `alias`, each named `<prefix><column>`, for a read that joins the row. */
+export function joinedColumns(model: ModelName, alias: string, prefix: string): string {
+  return [...columnsOf(model).keys()].map((c) => `${alias}."${c}" AS "${prefix}${c}"`).join(', ');
+}
+
+/** The joined row of joinedColumns out of a result row, or null when the join found none. */
+export function joinedRow(r: Record<string, unknown>, model: 'Delivery', prefix: string): OpenDeliveryRow | null {
+  if (r[`${prefix}id`] === null || r[`${prefix}id`] === undefined) return null;
+  return Object.fromEntries([...columnsOf(model).keys()].map((c) => [c, r[`${prefix}${c}`]])) as OpenDeliveryRow;
+}
+
 export type RawWhere = Record<string, unknown>;
 export type RawData = Record<string, unknown>;
 

@@ -3,6 +3,8 @@
 // once or twice per event as a compiled Prisma query, 0.3 ms and more of CPU each.
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../db/client.ts';
+import type { RowInsert } from '../jobs/queue.ts';
+import { joinedColumns, joinedRow, type OpenDeliveryRow } from '../db/raw-rows.ts';
 import { dbTime, forProvider, placeholders, rawTime, TS, type Provider } from '../db/raw-sql.ts';
 
 export interface NewCourierEvent {
@@ -16,19 +18,29 @@ export interface NewCourierEvent {
   receivedAt: number;
 }
 
+/** The INSERT storing a verified event as RECEIVED under a new row id (ON CONFLICT: the endpoint already has this event id). */
+export function courierEventInsert(provider: Provider, e: NewCourierEvent): { id: string; row: RowInsert } {
+  const id = randomUUID();
+  return {
+    id,
+    row: {
+      sql: forProvider(
+        provider,
+        `INSERT INTO "CourierEvent" ("id", "environmentId", "eventId", "type", "deliveryRef", "status", "occurredAt", "payload", "state", "attempts", "receivedAt")
+         VALUES ($1, $2, $3, $4, $5, $6, $7${TS}, $8, 'RECEIVED', 0, $9${TS}) ON CONFLICT ("environmentId", "eventId") DO NOTHING`,
+      ),
+      values: [
+        id, e.environmentId, e.eventId, e.type, e.deliveryRef, e.status,
+        e.occurredAt ? dbTime(provider, e.occurredAt.getTime()) : null, e.payload, dbTime(provider, e.receivedAt),
+      ],
+    },
+  };
+}
+
 /** Stores a verified event as RECEIVED. Resolves with its row id, or null when the endpoint already has this event id. */
 export async function insertCourierEvent(tx: Tx, provider: Provider, e: NewCourierEvent): Promise<string | null> {
-  const id = randomUUID();
-  const n = await tx.$executeRawUnsafe(
-    forProvider(
-      provider,
-      `INSERT INTO "CourierEvent" ("id", "environmentId", "eventId", "type", "deliveryRef", "status", "occurredAt", "payload", "state", "attempts", "receivedAt")
-       VALUES ($1, $2, $3, $4, $5, $6, $7${TS}, $8, 'RECEIVED', 0, $9${TS}) ON CONFLICT ("environmentId", "eventId") DO NOTHING`,
-    ),
-    id, e.environmentId, e.eventId, e.type, e.deliveryRef, e.status,
-    e.occurredAt ? dbTime(provider, e.occurredAt.getTime()) : null, e.payload, dbTime(provider, e.receivedAt),
-  );
-  return n === 1 ? id : null;
+  const { id, row } = courierEventInsert(provider, e);
+  return (await tx.$executeRawUnsafe(row.sql, ...row.values)) === 1 ? id : null;
 }
 
 /** The delivery a courier id names, and the generation whose booking holds it (the newest, if several). */
@@ -122,19 +134,23 @@ export interface EventToProcess {
   environment: { shopId: string; environment: string; testWebhooks: string | null };
   /** findRef for the event's delivery id alone, read with it (what the event names when it names nothing else). */
   deliveryRefMatch: RefMatch | null;
+  /** That delivery's row as it was when the event was read: applying tries it first (transitionLatest's `known`). */
+  refDelivery: OpenDeliveryRow | null;
 }
 
 /**
- * One statement for the event, its environment and the delivery its delivery id names (a compiled
- * findUnique with include ran two, and findRef a third).
+ * One statement for the event, its environment, the delivery its delivery id names and that delivery's
+ * row (a compiled findUnique with include ran two, findRef a third, the transition's read a fourth).
  */
 export async function readEventToProcess(db: Tx, provider: Provider, eventRowId: string): Promise<EventToProcess | null> {
   const r = await firstRow(
     db, provider,
     `SELECT ev."id", ev."environmentId", ev."eventId", ev."type", ev."deliveryRef", ev."status", ev."occurredAt", ev."payload", ev."state",
-            ev."attempts", ev."triedIds", ev."receivedAt", e."shopId", e."environment", e."testWebhooks", r."deliveryId" AS "refDeliveryId", r."generation" AS "refGeneration"
+            ev."attempts", ev."triedIds", ev."receivedAt", e."shopId", e."environment", e."testWebhooks", r."deliveryId" AS "refDeliveryId", r."generation" AS "refGeneration",
+            ${joinedColumns('Delivery', 'd', 'd.')}
      FROM "CourierEvent" ev JOIN "CourierEnvironment" e ON e."id" = ev."environmentId"
      LEFT JOIN "CourierRef" r ON r."shopId" = e."shopId" AND r."environment" = e."environment" AND r."value" = ev."deliveryRef"
+     LEFT JOIN "Delivery" d ON d."id" = r."deliveryId"
      WHERE ev."id" = $1 ORDER BY r."generation" DESC LIMIT 1`,
     eventRowId,
   );
@@ -154,5 +170,6 @@ export async function readEventToProcess(db: Tx, provider: Provider, eventRowId:
     receivedAt: rawTime(r.receivedAt)!,
     environment: { shopId: String(r.shopId), environment: String(r.environment), testWebhooks: text(r.testWebhooks) },
     deliveryRefMatch: r.refDeliveryId === null || r.refDeliveryId === undefined ? null : { deliveryId: String(r.refDeliveryId), generation: Number(r.refGeneration) },
+    refDelivery: joinedRow(r, 'Delivery', 'd.'),
   };
 }

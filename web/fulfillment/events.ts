@@ -12,9 +12,10 @@ import { addCourierRefs } from './refs.ts';
 import { claimEvent, findRef, readEventToProcess, type EventToProcess, type RefMatch } from './event-sql.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
-import { enqueueSync } from '../transitions/effects.ts';
+import { addEventAndSync } from '../transitions/effects.ts';
+import type { JobQueue } from '../jobs/queue.ts';
 import { addEvent } from '../transitions/timeline.ts';
-import { transitionLatest } from '../transitions/transition.ts';
+import { transitionLatest, type DeliveryRow } from '../transitions/transition.ts';
 import { JOBS, type CourierEventJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
 import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from '../lifecycle/progress.ts';
@@ -46,7 +47,9 @@ export interface StatusInput {
  * moves the delivery forward. The rank guard in the UPDATE makes concurrent
  * events safe: a lower rank can never overwrite a higher one.
  */
-export async function applyCourierStatus(tx: Tx, deliveryId: string, input: StatusInput, now: Date): Promise<boolean> {
+export async function applyCourierStatus(
+  tx: Tx, deliveryId: string, input: StatusInput, now: Date, known?: DeliveryRow, sync?: { queue: JobQueue; shopId?: string },
+): Promise<boolean> {
   const status = normaliseStatus(input.status);
   let decision: EventDecision | undefined;
   let earlier = false;
@@ -59,7 +62,9 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
     if (!decided.apply) return null;
     return {
       event: courierEventFor(decided.courierStatus),
-      where: { courierStatusRank: { lt: decided.rank } },
+      // Every field the decision read (beyond id, generation and status): a row read before this
+      // transaction (`known`) that changed since matches nothing, and is read again.
+      where: { courierStatusRank: d.courierStatusRank, reasonCode: d.reasonCode, courierOrderId: d.courierOrderId, tries: d.tries },
       data: {
         courierStatus: decided.courierStatus,
         courierStatusRank: decided.rank,
@@ -68,13 +73,13 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
         ...(decided.attention ? { reasonCode: decided.attention.code, reason: decided.attention.message } : {}),
       },
     };
-  });
+  }, { known });
   if (!r.row) throw new Error(`delivery ${deliveryId} not found`);
   const applied = r.applied;
   if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now }, select: { id: true } });
   // A read that reports the status we already hold is not news: no timeline line per reconcile pass.
   if (!applied && !earlier && input.source === 'reconcile' && !decision!.apply && decision!.why === 'duplicate') return false;
-  await addEvent(tx, deliveryId, {
+  const line = {
     kind: 'courier_status',
     status,
     applied,
@@ -83,7 +88,10 @@ export async function applyCourierStatus(tx: Tx, deliveryId: string, input: Stat
     generation: earlier ? input.generation : r.row.generation,
     occurredAt: input.occurredAt,
     message: applied ? (decision!.apply && decision!.attention ? decision!.attention.message : null) : WHY_TEXT[earlier ? 'earlier_booking' : decision!.apply ? 'stale' : decision!.why],
-  });
+  };
+  // Applied with `sync`: the line and the fulfillment sync it calls for, together.
+  if (applied && sync) await addEventAndSync(sync, tx, deliveryId, line, sync.shopId);
+  else await addEvent(tx, deliveryId, line);
   return applied;
 }
 
@@ -207,7 +215,10 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
     deliveryId = ref.deliveryId;
   }
   // What this job already read is handed on: the event's columns never change after intake.
-  await applyEvent(ctx, ev.id, deliveryId, now, {}, { event: ev, shopId: ev.environment.shopId, generation: ref?.deliveryId === deliveryId ? ref.generation : undefined });
+  const fromRead = ref === ev.deliveryRefMatch && ev.refDelivery?.id === deliveryId;
+  await applyEvent(ctx, ev.id, deliveryId, now, {}, {
+    event: ev, shopId: ev.environment.shopId, generation: ref?.deliveryId === deliveryId ? ref.generation : undefined, delivery: fromRead ? ev.refDelivery! : undefined,
+  });
 }
 
 /** What applying an event reads of it. */
@@ -215,11 +226,12 @@ type StoredEvent = Pick<EventToProcess, 'eventId' | 'deliveryRef' | 'payload' | 
 
 /**
  * Applies a stored event to a delivery, once. `known`: what the caller already read (the event row,
- * the delivery's shop, the generation of the ref that matched), each saving a read on the hot path.
+ * the delivery's shop, the generation of the ref that matched, the delivery's row before this
+ * transaction), each saving a read on the hot path.
  */
 export async function applyEvent(
   ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, extra: { message?: string } = {},
-  known: { event?: StoredEvent; shopId?: string; generation?: number } = {},
+  known: { event?: StoredEvent; shopId?: string; generation?: number; delivery?: DeliveryRow } = {},
 ): Promise<boolean> {
   const applied = await ctx.db.$transaction(async (tx) => {
     // Claim first: the live path and a rematch pass may both reach one event; the row lock lets one win.
@@ -228,9 +240,8 @@ export async function applyEvent(
     // Which booking the event is about: a re-dispatched order's earlier courier order may still report.
     const generation = known.generation
       ?? (ev.deliveryRef ? (await tx.courierRef.findFirst({ where: { deliveryId, value: { in: idsOfEvent(ev.payload, ev.deliveryRef) } }, orderBy: { generation: 'desc' }, select: { generation: true } }))?.generation : undefined);
-    const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId, generation }, now);
+    const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId, generation }, now, known.delivery, { queue: ctx.queue, shopId: known.shopId });
     if (extra.message) await addEvent(tx, deliveryId, { kind: 'event_attached', source: 'merchant', message: extra.message });
-    if (ok) await enqueueSync(ctx, tx, deliveryId, known.shopId);
     return ok;
   });
   if (applied) ctx.queue.notify();

@@ -4,7 +4,6 @@
 // event had arrived. Also retries matching of UNMATCHED events.
 import type { AppContext } from '../context.ts';
 import { addCourierRefs } from './refs.ts';
-import { enqueueSync } from '../transitions/effects.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings, type EnvironmentName } from '../settings/schema.ts';
 import { courierAccess } from '../settings/store.ts';
@@ -65,9 +64,7 @@ export async function reconcileDelivery(ctx: AppContext, d: Candidate, now: numb
       // An order adopted from a read without a job id gets it (the Shopify tracking number) once the courier shows it.
       await tx.delivery.update({ where: { id: d.id }, data: { reconciledAt: new Date(now), ...(!d.dispatchJobId && view.dispatchId ? { dispatchJobId: view.dispatchId } : {}) } });
       if (!view.deliveryStatus) return false;
-      const ok = await applyCourierStatus(tx, d.id, { status: view.deliveryStatus, occurredAt: new Date(now), source: 'reconcile' }, new Date(now));
-      if (ok) await enqueueSync(ctx, tx, d.id, d.shopId);
-      return ok;
+      return applyCourierStatus(tx, d.id, { status: view.deliveryStatus, occurredAt: new Date(now), source: 'reconcile' }, new Date(now), undefined, { queue: ctx.queue, shopId: d.shopId });
     });
     if (applied) ctx.queue.notify();
     return applied ? 'changed' : 'unchanged';

@@ -3,7 +3,8 @@
 //
 // Verified on the raw bytes with that endpoint's secret(s) before any parsing.
 // A verified event is stored (unique per endpoint on x-service-event-id) and its
-// processing job enqueued in one transaction, then acknowledged with 200: all
+// processing job enqueued, both or neither (JobQueue.insertWithJob: one statement on
+// PostgreSQL), then acknowledged with 200: all
 // further work is asynchronous (spec rules 6 and 7). A repeat gets 200 and has
 // no second effect. Rejections store no event; the endpoint remembers the last
 // rejection reason so a merchant can see that their portal set-up is wrong.
@@ -16,7 +17,7 @@ import { DecryptionError } from '../security/crypto.ts';
 import { storableDate, storableOrNull, storableText } from '../security/text.ts';
 import { webhookSecretsOf } from '../settings/store.ts';
 import { courierEventOrderingKey } from './jobs.ts';
-import { findEndpoint, insertCourierEvent } from './event-sql.ts';
+import { courierEventInsert, findEndpoint, type Endpoint } from './event-sql.ts';
 import { startIntakeTimer } from '../ops/metrics.ts';
 
 export const WEBHOOK_BODY_LIMIT = '64kb';
@@ -83,7 +84,39 @@ export class RejectionLog {
   }
 }
 
-export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionLog(ctx)) {
+/** How long a read endpoint serves further webhooks (a burst shares one read; issue 24). */
+export const ENDPOINT_CACHE_MS = 1_000;
+const ENDPOINT_CACHE_SIZE = 1_000;
+
+/**
+ * Endpoints read within ENDPOINT_CACHE_MS, by id. A signature that fails against a cached row is
+ * checked again against a fresh read, so a new secret works at once; a secret removed, or an
+ * uninstall, is seen within ENDPOINT_CACHE_MS. Only endpoints that exist are kept: an unknown id is
+ * read each time (a new endpoint works at once). Real time, not the app's clock: this is not a rule.
+ */
+export class EndpointCache {
+  readonly #rows = new Map<string, { until: number; env: Endpoint }>();
+  readonly #ttlMs: number;
+
+  constructor(ttlMs = ENDPOINT_CACHE_MS) {
+    this.#ttlMs = ttlMs;
+  }
+
+  get(endpointId: string): Endpoint | null {
+    const hit = this.#rows.get(endpointId);
+    if (hit && hit.until > performance.now()) return hit.env;
+    if (hit) this.#rows.delete(endpointId);
+    return null;
+  }
+
+  set(endpointId: string, env: Endpoint | null): void {
+    if (!env || this.#ttlMs <= 0) return void this.#rows.delete(endpointId);
+    if (this.#rows.size >= ENDPOINT_CACHE_SIZE) this.#rows.clear();
+    this.#rows.set(endpointId, { until: performance.now() + this.#ttlMs, env });
+  }
+}
+
+export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionLog(ctx), endpoints = new EndpointCache()) {
   return [
     express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
@@ -104,21 +137,37 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       const pre = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets: [], nowMs: ctx.now() });
       if (!pre.ok && pre.reason !== 'signature_mismatch') return reject(pre.reason === 'malformed_body' ? 400 : 401, pre.reason, REASON_TEXT[pre.reason] ?? pre.detail);
 
-      const env = await findEndpoint(ctx.db, ctx.database.provider, endpointId);
+      const read = async () => {
+        const found = await findEndpoint(ctx.db, ctx.database.provider, endpointId);
+        endpoints.set(endpointId, found);
+        return found;
+      };
+      const cached = endpoints.get(endpointId);
+      let env = cached ?? (await read());
       if (!env || env.shop.uninstalledAt) return unknownEndpoint(log, endpointId, res);
-      const elog = log.child({ shop: env.shop.domain, environment: env.environment });
 
-      let secrets: string[];
-      try {
-        secrets = webhookSecretsOf(env, ctx.box, ctx.now());
-      } catch (e) {
-        if (!(e instanceof DecryptionError)) throw e;
-        return reject(401, 'secret_unreadable', 'the stored webhook secret cannot be read; enter it again', elog);
+      const verify = (row: Endpoint) => {
+        let secrets: string[];
+        try {
+          secrets = webhookSecretsOf(row, ctx.box, ctx.now());
+        } catch (e) {
+          if (!(e instanceof DecryptionError)) throw e;
+          return { rejected: [401, 'secret_unreadable', 'the stored webhook secret cannot be read; enter it again'] as const };
+        }
+        if (!secrets.length) return { rejected: [401, 'no_secret', `no webhook secret is set for the ${row.environment} environment`] as const };
+        const v = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets, nowMs: ctx.now() });
+        return v.ok ? { v } : { rejected: [v.reason === 'malformed_body' ? 400 : 401, v.reason, REASON_TEXT[v.reason] ?? v.detail] as const };
+      };
+      let checked = verify(env);
+      // A cached row may hold a secret replaced since: a failure is only believed on a fresh read.
+      if (checked.rejected && cached) {
+        env = await read();
+        if (!env || env.shop.uninstalledAt) return unknownEndpoint(log, endpointId, res);
+        checked = verify(env);
       }
-      if (!secrets.length) return reject(401, 'no_secret', `no webhook secret is set for the ${env.environment} environment`, elog);
-
-      const v = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets, nowMs: ctx.now() });
-      if (!v.ok) return reject(v.reason === 'malformed_body' ? 400 : 401, v.reason, REASON_TEXT[v.reason] ?? v.detail, elog);
+      const elog = log.child({ shop: env.shop.domain, environment: env.environment });
+      if (checked.rejected) return reject(checked.rejected[0], checked.rejected[1], checked.rejected[2], elog);
+      const v = checked.v;
 
       const { event } = v;
       const data = event.data ?? ({} as Record<string, unknown>);
@@ -131,23 +180,24 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       // The endpoint's "last webhook" is refreshed at most once a minute: not a write per event.
       const touch = !env.lastWebhookAt || now - env.lastWebhookAt.getTime() >= LAST_WEBHOOK_REFRESH_MS;
       const deliveryRef = storableOrNull(data.delivery_id);
-      // One transaction: the event (ON CONFLICT: a repeat inserts nothing) and, for a new one, its job.
-      const rowId = await ctx.db.$transaction(async (tx) => {
-        const id = await insertCourierEvent(tx, ctx.database.provider, {
-          environmentId: env.id,
-          eventId,
-          type: storableText(String(event.type)),
-          deliveryRef,
-          status: storableOrNull(data.status),
-          occurredAt: storableDate(Date.parse(event.created_at)),
-          payload,
-          receivedAt: now,
-        });
-        // Ordered per delivery: that delivery's events apply in arrival order, other deliveries' in parallel.
-        if (id) await ctx.queue.enqueue<CourierEventJobData>(tx, JOBS.courierEvents, { eventId: id }, { orderingKey: courierEventOrderingKey(env.id, deliveryRef, id) });
-        if (touch) await tx.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
-        return id;
+      // The event (ON CONFLICT: a repeat inserts nothing) and, for a new one, its job: both or neither.
+      const { id, row } = courierEventInsert(ctx.database.provider, {
+        environmentId: env.id,
+        eventId,
+        type: storableText(String(event.type)),
+        deliveryRef,
+        status: storableOrNull(data.status),
+        occurredAt: storableDate(Date.parse(event.created_at)),
+        payload,
+        receivedAt: now,
       });
+      // Ordered per delivery: that delivery's events apply in arrival order, other deliveries' in parallel.
+      const rowId = (await ctx.queue.insertWithJob<CourierEventJobData>(ctx.db, row, JOBS.courierEvents, { eventId: id }, { orderingKey: courierEventOrderingKey(env.id, deliveryRef, id) })) ? id : null;
+      // Shown to the merchant, not part of the event: after it, on its own.
+      if (touch) {
+        await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
+        env.lastWebhookAt = new Date(now); // the cached row too: one refresh per interval
+      }
       if (!rowId) {
         elog.info({ eventId }, 'duplicate courier webhook acknowledged');
         res.status(200).json({ received: true, duplicate: true });

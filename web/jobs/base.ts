@@ -3,12 +3,12 @@
 // every() on top of enqueue/work. A backend implements storage only: start and
 // stop, insert, the claim loop, and writing an attempt's outcome.
 import { randomUUID } from 'node:crypto';
-import type { Database, Tx } from '../db/client.ts';
+import type { Database, Db, Tx } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import { afterFailure, assertMaxAttempts, DEFAULT_JOB_RETRY, isRetryable, jobRetryDelay, resolveJobRetryPolicy, retryAfterOf } from '../retry/policy.ts';
 import { assertInterval, assertQueueName, bucketJobId, describeError, msUntilNextBucket, timeBucket } from './policy.ts';
 import type { IntakeFirst } from './intake-first.ts';
-import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, QueueStat, WorkOptions } from './queue.ts';
+import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, QueueStat, RowInsert, WorkOptions } from './queue.ts';
 
 export interface Registration<T = unknown> {
   name: string;
@@ -133,7 +133,8 @@ export abstract class BaseJobQueue implements JobQueue {
     this.log.info({ backend: this.backend, queues: [...this.registrations.keys()] }, 'job queue started');
   }
 
-  async enqueue<T>(tx: Tx, name: string, data: T, opts: EnqueueOptions = {}): Promise<string | null> {
+  /** Checks an enqueue's arguments and shapes its request. */
+  private request(name: string, data: unknown, opts: EnqueueOptions): InsertRequest {
     assertQueueName(name);
     const maxAttempts = opts.maxAttempts ?? null;
     if (maxAttempts !== null) assertMaxAttempts(maxAttempts);
@@ -151,7 +152,7 @@ export abstract class BaseJobQueue implements JobQueue {
     if (orderingKey !== null && key !== null) throw new TypeError('a job has a singletonKey or an orderingKey, not both');
     const group = opts.group ?? null;
     if (group !== null && (typeof group !== 'string' || group.length === 0 || group.length > 200)) throw new TypeError('group must be a string of 1-200 characters');
-    const req: InsertRequest = {
+    return {
       id: opts.id ?? randomUUID(),
       name,
       data: data === undefined ? null : data,
@@ -161,9 +162,36 @@ export abstract class BaseJobQueue implements JobQueue {
       startAfterMs,
       maxAttempts,
     };
+  }
+
+  async enqueue<T>(tx: Tx, name: string, data: T, opts: EnqueueOptions = {}): Promise<string | null> {
+    const req = this.request(name, data, opts);
     const id = await this.insert(tx, req);
-    this.log.debug({ jobId: id ?? req.id, queue: name, duplicate: id === null, startAfterMs }, id ? 'job enqueued' : 'job not enqueued: duplicate');
+    this.log.debug({ jobId: id ?? req.id, queue: name, duplicate: id === null, startAfterMs: req.startAfterMs }, id ? 'job enqueued' : 'job not enqueued: duplicate');
     return id;
+  }
+
+  async insertWithJob<T>(db: Db, row: RowInsert, name: string, data: T, opts: EnqueueOptions = {}): Promise<boolean> {
+    return this.logged(await this.insertGuarded(db, row, this.request(name, data, opts), false), name);
+  }
+
+  async insertWithJobIn<T>(tx: Tx, row: RowInsert, name: string, data: T, opts: EnqueueOptions = {}): Promise<boolean> {
+    return this.logged(await this.insertGuarded(tx, row, this.request(name, data, opts), true), name);
+  }
+
+  private logged(inserted: boolean, queue: string): boolean {
+    this.log.debug({ queue, inserted }, inserted ? 'row and job inserted' : 'row not inserted: no job');
+    return inserted;
+  }
+
+  /** The row, then the job if the row was inserted, in one transaction (pg-boss overrides it with one statement). */
+  protected insertGuarded(db: Tx, row: RowInsert, req: InsertRequest, inTransaction: boolean): Promise<boolean> {
+    const run = async (tx: Tx) => {
+      if ((await tx.$executeRawUnsafe(row.sql, ...row.values)) !== 1) return false;
+      await this.insert(tx, req);
+      return true;
+    };
+    return inTransaction ? run(db) : (db as Db).$transaction(run);
   }
 
   async every(name: string, intervalMs: number, handler: (run: EveryRun) => Promise<void>): Promise<void> {

@@ -45,12 +45,12 @@
 // instances starting together are fine. Cron scheduling is off (every() is
 // implemented on top of enqueue/work in base.ts); supervision (expiry,
 // retention) is on in every instance, coordinated by pg-boss.
-import { fromPrisma, PgBoss, type JobWithMetadata, type JobResult } from 'pg-boss';
+import { fromPrisma, PgBoss, type Db as PgBossDb, type JobWithMetadata, type JobResult } from 'pg-boss';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Registration } from './base.ts';
 import { retryAfterOf } from '../retry/policy.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
-import type { Job, JobInfo, JobRetryPolicy, QueueStat } from './queue.ts';
+import type { Job, JobInfo, JobRetryPolicy, QueueStat, RowInsert } from './queue.ts';
 
 /** A notify() within this long of an enqueue wakes a worker of that queue (the commit may come later). */
 const RECENT_ENQUEUE_MS = 5_000;
@@ -230,12 +230,35 @@ export class PgBossJobQueue extends BaseJobQueue {
     });
   }
 
-  protected async insert(tx: Tx, req: InsertRequest): Promise<string | null> {
+  protected insert(tx: Tx, req: InsertRequest): Promise<string | null> {
+    return this.send(req, fromPrisma(tx));
+  }
+
+  /**
+   * One statement, the row's insert a CTE that pg-boss's own job INSERT (queue defaults, policy, keys,
+   * built as always) runs behind: no BEGIN and COMMIT round trips. A pg-boss INSERT not of the
+   * expected shape (guardedJobInsert) gets the transaction instead.
+   */
+  protected override async insertGuarded(db: Tx, row: RowInsert, req: InsertRequest, inTransaction: boolean): Promise<boolean> {
+    let inserted: boolean | null = null;
+    await this.send(req, {
+      executeSql: async (text: string, values: unknown[] = []) => {
+        const sql = guardedJobInsert(text, row);
+        if (!sql) return { rows: [] };
+        const rows = await db.$queryRawUnsafe<Array<{ inserted: number; id: string | null }>>(sql, ...row.values, ...values);
+        inserted = Number(rows[0]?.inserted) === 1;
+        return { rows: rows[0]?.id ? [{ id: String(rows[0].id) }] : [] };
+      },
+    });
+    return inserted ?? super.insertGuarded(db, row, req, inTransaction);
+  }
+
+  private async send(req: InsertRequest, db: PgBossDb): Promise<string | null> {
     if (!this.started) throw new Error('start() the pg-boss job queue before enqueueing');
     await this.ensureQueue(req.name, req.orderingKey !== null);
     if (req.startAfterMs === 0) this.lastEnqueue.set(req.name, Date.now());
     return this.boss.send(req.name, req.data as object, {
-      db: fromPrisma(tx),
+      db,
       id: req.id,
       ...(req.group !== null ? { group: { id: req.group } } : {}),
       // key_strict_fifo: the ordering key is pg-boss's singleton key (one running per key, FIFO).
@@ -312,4 +335,22 @@ export class PgBossJobQueue extends BaseJobQueue {
     // running handlers, then fail what is left back to retry and abort its signal.
     await this.boss.stop({ graceful: graceMs > 0, timeout: Math.max(1000, graceMs), close: true });
   }
+}
+
+const JOB_PARAM = '$1::text::json';
+const ON_CONFLICT = 'ON CONFLICT DO NOTHING';
+
+/**
+ * pg-boss's job INSERT (plans.insertJobs: INSERT … SELECT … FROM json_to_recordset($1) … ON CONFLICT DO
+ * NOTHING RETURNING id) made to run only when `row` inserted its row, in one statement. Null when the
+ * INSERT is not of that shape (a pg-boss upgrade, NOTIFY on insert): the caller falls back to a transaction.
+ */
+export function guardedJobInsert(jobSql: string, row: RowInsert): string | null {
+  const job = jobSql.trim();
+  const once = (part: string) => job.split(part).length === 2;
+  if (!/^INSERT\s/i.test(job) || !once(JOB_PARAM) || !once(ON_CONFLICT) || (job.match(/\$\d+/g) ?? []).length !== 1) return null;
+  const guarded = job
+    .replace(JOB_PARAM, () => `$${row.values.length + 1}::text::json`)
+    .replace(ON_CONFLICT, () => `WHERE EXISTS (SELECT 1 FROM guard) ${ON_CONFLICT}`);
+  return `WITH guard AS (${row.sql} RETURNING 1), job AS (${guarded}) SELECT (SELECT count(*) FROM guard)::int AS "inserted", (SELECT id FROM job LIMIT 1) AS "id"`;
 }

@@ -85,7 +85,7 @@
 // CONVENTIONS: payloads are JSON objects of ids only (they are stored in clear
 // and are never logged); names match /^[\w.\-/]{1,100}$/. Logs carry job id,
 // name and attempt, never the payload.
-import type { Tx } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import type { JobRetryPolicy } from '../retry/policy.ts';
 import type { QueueStat } from '../ops/metrics.ts';
 
@@ -104,6 +104,12 @@ export interface Job<T = unknown> {
   maxAttempts: number;
   /** Aborted when the queue gives the job back (stop() past its grace, or pg-boss's expiry). */
   signal: AbortSignal;
+}
+
+/** A raw INSERT (ON CONFLICT DO NOTHING where it may meet its row) and its values, in the database's own placeholders. */
+export interface RowInsert {
+  sql: string;
+  values: unknown[];
 }
 
 export interface EnqueueOptions {
@@ -189,6 +195,15 @@ export interface JobQueue {
    * interactive transaction happens to be open (see sqlite.ts).
    */
   enqueue<T>(tx: Tx, name: string, data: T, opts?: EnqueueOptions): Promise<string | null>;
+  /**
+   * Runs `row` (one INSERT, without RETURNING; ON CONFLICT DO NOTHING where it may meet its row) and, only when it inserted
+   * its row, enqueues the job: both or neither. PostgreSQL: ONE statement (the row's insert as a
+   * data-modifying CTE ahead of pg-boss's own job INSERT), not BEGIN, two inserts and COMMIT, each a
+   * round trip (issue 24). SQLite: one transaction. Resolves with whether the row was inserted.
+   */
+  insertWithJob<T>(db: Db, row: RowInsert, name: string, data: T, opts?: EnqueueOptions): Promise<boolean>;
+  /** insertWithJob inside the caller's transaction (PostgreSQL: one statement in it, not two). */
+  insertWithJobIn<T>(tx: Tx, row: RowInsert, name: string, data: T, opts?: EnqueueOptions): Promise<boolean>;
   /** Wakes local workers; call after the enqueuing transaction commits. */
   notify(): void;
   /**

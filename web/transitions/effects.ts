@@ -4,6 +4,8 @@ import type { Tx } from '../db/client.ts';
 import { JOBS, type DeliveryJobData, type DispatchJobData } from '../jobs/names.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Effect } from '../lifecycle/machine.ts';
+import { providerOf } from '../db/raw-rows.ts';
+import { timelineInsert, type TimelineEntry } from './timeline.ts';
 
 /**
  * A delivery's jobs belong to its shop's fairness group, so the dispatch and write-back queues
@@ -38,9 +40,17 @@ export async function enqueueDispatch(
  */
 export const SYNC_DELAY_MS = 750;
 
+// No singleton key: a sync queued while another runs must not be dropped; the lease in sync.ts serialises them.
+const syncOptions = (group: { group?: string }) => ({ startAfterMs: SYNC_DELAY_MS, ...group });
+
 export async function enqueueSync(ctx: { queue: JobQueue }, tx: Tx, deliveryId: string, shopId?: string): Promise<void> {
-  // No singleton key: a sync queued while another runs must not be dropped; the lease in sync.ts serialises them.
-  await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId }, { startAfterMs: SYNC_DELAY_MS, ...(await shopGroup(tx, deliveryId, shopId)) });
+  await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId }, syncOptions(await shopGroup(tx, deliveryId, shopId)));
+}
+
+/** A timeline line and the sync it calls for: one statement on PostgreSQL (JobQueue.insertWithJobIn), not two. */
+export async function addEventAndSync(ctx: { queue: JobQueue }, tx: Tx, deliveryId: string, entry: TimelineEntry, shopId?: string): Promise<void> {
+  const group = await shopGroup(tx, deliveryId, shopId);
+  await ctx.queue.insertWithJobIn<DeliveryJobData>(tx, timelineInsert(providerOf(tx), deliveryId, entry), JOBS.fulfillmentSync, { deliveryId }, syncOptions(group));
 }
 
 export async function enqueueWriteback(tx: Tx, queue: JobQueue, deliveryId: string, generation: number, shopId?: string): Promise<void> {
