@@ -39,7 +39,12 @@ describe('no second order from an unknown outcome', () => {
     const shop = `slow-${dedupeInFlight}.myshopify.com`;
     const sim = await installShop(s, shop);
     const { orderId } = await placeOrder(s, sim);
-    const d = await waitForStatus(s.app, shop, orderId, 'CREATED', 30_000);
+    await waitForStatus(s.app, shop, orderId, 'CREATED', 30_000);
+    // The adopted line is written just after the status (dispatcher.ts): wait for it, not only for CREATED.
+    const d = await waitFor(async () => {
+      const x = await deliveryOf(s.app, shop, orderId);
+      return x?.events.some((e) => e.kind === 'adopted') ? x : null;
+    }, 'the adopted line on the timeline');
     expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
     // Never a second create while the first may still be in flight: the order was looked up instead.
     expect(await creates(d.idempotencyKey)).toHaveLength(1);
