@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
 import { readRow, type OpenDeliveryRow } from '../../web/db/raw-rows.ts';
-import { claimEvent, findEndpoint, findRef, insertCourierEvent, readEventToProcess } from '../../web/fulfillment/event-sql.ts';
+import { claimEvent, courierEventInsert, findEndpoint, findRef, readEventToProcess, type NewCourierEvent } from '../../web/fulfillment/event-sql.ts';
+import type { Tx } from '../../web/db/client.ts';
 import { applyCourierStatus } from '../../web/fulfillment/events.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
 
@@ -24,6 +25,12 @@ afterAll(async () => {
   await database?.close();
   await dropDatabase(url);
 });
+
+/** The route's insert on its own: the row id, or null when the endpoint already has this event id. */
+async function insertCourierEvent(tx: Tx, provider: Database['provider'], e: NewCourierEvent): Promise<string | null> {
+  const { id, row } = courierEventInsert(provider, e);
+  return (await tx.$executeRawUnsafe(row.sql, ...row.values)) === 1 ? id : null;
+}
 
 describe('courier event statements', () => {
   it('reads an endpoint with its secrets, times and shop in one statement, as Prisma stored them', async () => {

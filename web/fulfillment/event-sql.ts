@@ -37,12 +37,6 @@ export function courierEventInsert(provider: Provider, e: NewCourierEvent): { id
   };
 }
 
-/** Stores a verified event as RECEIVED. Resolves with its row id, or null when the endpoint already has this event id. */
-export async function insertCourierEvent(tx: Tx, provider: Provider, e: NewCourierEvent): Promise<string | null> {
-  const { id, row } = courierEventInsert(provider, e);
-  return (await tx.$executeRawUnsafe(row.sql, ...row.values)) === 1 ? id : null;
-}
-
 /** The delivery a courier id names, and the generation whose booking holds it (the newest, if several). */
 export interface RefMatch {
   deliveryId: string;
@@ -143,17 +137,7 @@ export interface EventToProcess {
  * row (a compiled findUnique with include ran two, findRef a third, the transition's read a fourth).
  */
 export async function readEventToProcess(db: Tx, provider: Provider, eventRowId: string): Promise<EventToProcess | null> {
-  const r = await firstRow(
-    db, provider,
-    `SELECT ev."id", ev."environmentId", ev."eventId", ev."type", ev."deliveryRef", ev."status", ev."occurredAt", ev."payload", ev."state",
-            ev."attempts", ev."triedIds", ev."receivedAt", e."shopId", e."environment", e."testWebhooks", r."deliveryId" AS "refDeliveryId", r."generation" AS "refGeneration",
-            ${joinedColumns('Delivery', 'd', 'd.')}
-     FROM "CourierEvent" ev JOIN "CourierEnvironment" e ON e."id" = ev."environmentId"
-     LEFT JOIN "CourierRef" r ON r."shopId" = e."shopId" AND r."environment" = e."environment" AND r."value" = ev."deliveryRef"
-     LEFT JOIN "Delivery" d ON d."id" = r."deliveryId"
-     WHERE ev."id" = $1 ORDER BY r."generation" DESC LIMIT 1`,
-    eventRowId,
-  );
+  const r = await firstRow(db, provider, (readEventSql ??= readEventText()), eventRowId);
   if (!r) return null;
   return {
     id: String(r.id),
@@ -173,3 +157,14 @@ export async function readEventToProcess(db: Tx, provider: Provider, eventRowId:
     refDelivery: joinedRow(r, 'Delivery', 'd.'),
   };
 }
+
+/** Built once: the joined Delivery columns come from Prisma's schema. */
+let readEventSql: string | undefined;
+const readEventText = () =>
+  `SELECT ev."id", ev."environmentId", ev."eventId", ev."type", ev."deliveryRef", ev."status", ev."occurredAt", ev."payload", ev."state",
+            ev."attempts", ev."triedIds", ev."receivedAt", e."shopId", e."environment", e."testWebhooks", r."deliveryId" AS "refDeliveryId", r."generation" AS "refGeneration",
+            ${joinedColumns('Delivery', 'd', 'd.')}
+     FROM "CourierEvent" ev JOIN "CourierEnvironment" e ON e."id" = ev."environmentId"
+     LEFT JOIN "CourierRef" r ON r."shopId" = e."shopId" AND r."environment" = e."environment" AND r."value" = ev."deliveryRef"
+     LEFT JOIN "Delivery" d ON d."id" = r."deliveryId"
+     WHERE ev."id" = $1 ORDER BY r."generation" DESC LIMIT 1`;
