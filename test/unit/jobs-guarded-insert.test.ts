@@ -17,6 +17,13 @@ describe('guardedJobInsert', () => {
     expect(sql.endsWith('SELECT (SELECT count(*) FROM guard)::int AS "inserted", (SELECT id FROM job LIMIT 1) AS "id"')).toBe(true);
   });
 
+  it('puts CTEs the row carries (RowInsert.with) ahead of it, their binds among the row\'s values', () => {
+    const withCtes = { ...row, with: 'a AS (UPDATE "A" SET "v" = $1 RETURNING 1)', sql: 'INSERT INTO "T" ("id") SELECT $2 WHERE EXISTS (SELECT 1 FROM a)' };
+    const sql = guardedJobInsert(insertJobs(false), withCtes)!;
+    expect(sql.startsWith(`WITH ${withCtes.with}, guard AS (${withCtes.sql} RETURNING 1), job AS (`)).toBe(true);
+    expect(sql).toContain('json_to_recordset($3::text::json)');
+  });
+
   it.each([
     ['pg-boss NOTIFY on insert (a CTE of its own)', insertJobs(true)],
     ['not an INSERT', 'UPDATE pgboss.job SET data = $1::text::json'],

@@ -96,6 +96,14 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
  * or a raw one run directly inside a PostgreSQL transaction (the driver's SQLSTATE 23505), by code so
  * it works for both clients.
  */
+/** A PostgreSQL error's SQLSTATE: the driver's, or the one inside Prisma's raw-query error (P2010). */
+export function sqlStateOf(error: unknown): string | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const e = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } };
+  const code = e.code === 'P2010' ? e.meta?.driverAdapterError?.cause?.originalCode : e.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
+}
+
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const e = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };

@@ -59,15 +59,51 @@ export async function findRef(db: Tx, provider: Provider, env: { shopId: string;
 
 /** Marks the event PROCESSED for `deliveryId` unless it already is: true for the one caller that wins. */
 export async function claimEvent(tx: Tx, provider: Provider, eventRowId: string, deliveryId: string, now: Date): Promise<boolean> {
-  const n = await tx.$executeRawUnsafe(
-    forProvider(
+  const { text, values } = claimStatement(provider, eventRowId, deliveryId, now);
+  return (await tx.$executeRawUnsafe(text, ...values)) === 1;
+}
+
+export function claimStatement(provider: Provider, eventRowId: string, deliveryId: string, now: Date): Statement {
+  return {
+    text: forProvider(
       provider,
       `UPDATE "CourierEvent" SET "state" = 'PROCESSED', "deliveryId" = $1, "processedAt" = $2${TS}, "attempts" = "attempts" + 1, "lastError" = NULL, "nextAttemptAt" = NULL
        WHERE "id" = $3 AND "state" <> 'PROCESSED'`,
     ),
-    deliveryId, dbTime(provider, now.getTime()), eventRowId,
-  );
-  return n === 1;
+    values: [deliveryId, dbTime(provider, now.getTime()), eventRowId],
+  };
+}
+
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/** `sql`'s binds $n renumbered as $(n + by) (our statements hold no `$` in literals). */
+export const shiftBinds = (sql: string, by: number): string => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
+
+/** SQLSTATE of the error appliedEventStatement raises when the event was claimed but the delivery had changed. */
+export const STALE_ROW_SQLSTATE = '22012';
+
+/**
+ * PostgreSQL: an applied courier event as one statement for oneStatementWithJob (its sync job joins it):
+ * the event's claim (only where `unless`, a condition with binds from $4, does not hold), then the
+ * delivery's conditional update only if claimed, then the timeline line (`line(when)`, the RowInsert)
+ * only if both. Claimed but not updated (the row read before changed since) divides by zero: the whole
+ * statement is undone, and the caller decides again in a transaction. Locks are taken in the
+ * transaction path's order (event, then delivery).
+ */
+export function appliedEventStatement(claim: Statement, update: Statement, line: (when: string) => RowInsert, unless?: (from: number) => Statement): RowInsert {
+  const l = line(`(SELECT CASE WHEN count(*) = 0 THEN false ELSE 1 / (SELECT count(*) FROM upd)::int = 1 END FROM claim)`);
+  const cond = unless?.(claim.values.length + 1);
+  const c = cond ? { text: `${claim.text} AND ${cond.text}`, values: [...claim.values, ...cond.values] } : claim;
+  const u = c.values.length;
+  const n = u + update.values.length;
+  return {
+    with: `claim AS (${c.text} RETURNING 1), upd AS (${shiftBinds(update.text, u)} AND EXISTS (SELECT 1 FROM claim) RETURNING 1)`,
+    sql: shiftBinds(l.sql, n),
+    values: [...c.values, ...update.values, ...l.values],
+  };
 }
 
 /** A nullable text column read by raw SQL. */

@@ -7,16 +7,18 @@
 // delivery), and when nothing matches we ask the courier (GET /v1/orders/:id)
 // about our recent bookings whose delivery id we have not learned yet.
 import type { AppContext } from '../context.ts';
-import type { Tx } from '../db/client.ts';
+import { sqlStateOf, type Tx } from '../db/client.ts';
 import { addCourierRefs } from './refs.ts';
-import { claimEvent, findRef, readEventToProcess, type EventToProcess, type RefMatch } from './event-sql.ts';
+import { appliedEventStatement, claimEvent, claimStatement, findRef, readEventToProcess, STALE_ROW_SQLSTATE, type EventToProcess, type RefMatch } from './event-sql.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
-import { addEventAndSync } from '../transitions/effects.ts';
+import { addEventAndSync, syncOptions } from '../transitions/effects.ts';
+import { noFlowUsage } from '../transitions/flow-outbox.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { addEvent } from '../transitions/timeline.ts';
-import { transitionLatest, type DeliveryRow } from '../transitions/transition.ts';
-import { JOBS, type CourierEventJobData, type RematchJobData } from '../jobs/names.ts';
+import { addEvent, timelineInsert, type TimelineEntry } from '../transitions/timeline.ts';
+import { planned, transitionLatest, type DeliveryRow, type Plan } from '../transitions/transition.ts';
+import { updateStatement, writableRaw } from '../db/raw-rows.ts';
+import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobData } from '../jobs/names.ts';
 import { courierAccessFromRow } from '../settings/store.ts';
 import { courierEventFor, decideEvent, normaliseStatus, type EventDecision } from '../lifecycle/progress.ts';
 import {
@@ -42,6 +44,46 @@ export interface StatusInput {
   generation?: number;
 }
 
+/** One courier status decided on a delivery row (pure): the plan that applies it, or null (recorded only). */
+export function decideStatus(d: DeliveryRow, input: StatusInput, now: Date): { earlier: boolean; decision?: EventDecision; plan: Plan | null } {
+  const earlier = input.generation !== undefined && input.generation < d.generation;
+  if (earlier) return { earlier, plan: null };
+  const decision = decideEvent({ status: d.status as DeliveryStatus, courierStatus: d.courierStatus, courierStatusRank: d.courierStatusRank }, normaliseStatus(input.status));
+  if (!decision.apply) return { earlier, decision, plan: null };
+  return {
+    earlier,
+    decision,
+    plan: {
+      event: courierEventFor(decision.courierStatus),
+      // Every field the decision read (beyond id, generation and status): a row read before this
+      // transaction (`known`) that changed since matches nothing, and is read again.
+      where: { courierStatusRank: d.courierStatusRank, reasonCode: d.reasonCode, courierOrderId: d.courierOrderId, tries: d.tries },
+      data: {
+        courierStatus: decision.courierStatus,
+        courierStatusRank: decision.rank,
+        courierStatusAt: input.occurredAt,
+        lastEventAt: now,
+        ...(decision.attention ? { reasonCode: decision.attention.code, reason: decision.attention.message } : {}),
+      },
+    },
+  };
+}
+
+/** The timeline line of a courier status, applied or recorded only (pure). */
+export function statusLine(input: StatusInput, applied: boolean, generation: number, decided: { earlier: boolean; decision?: EventDecision }): TimelineEntry {
+  const { earlier, decision } = decided;
+  return {
+    kind: 'courier_status',
+    status: normaliseStatus(input.status),
+    applied,
+    source: input.source === 'webhook' ? 'courier' : 'reconcile',
+    courierEventId: input.courierEventId ?? null,
+    generation: earlier ? input.generation : generation,
+    occurredAt: input.occurredAt,
+    message: applied ? (decision!.apply && decision!.attention ? decision!.attention.message : null) : WHY_TEXT[earlier ? 'earlier_booking' : decision!.apply ? 'stale' : decision!.why],
+  };
+}
+
 /**
  * Records one courier status on the delivery's timeline and applies it when it
  * moves the delivery forward. The rank guard in the UPDATE makes concurrent
@@ -50,45 +92,15 @@ export interface StatusInput {
 export async function applyCourierStatus(
   tx: Tx, deliveryId: string, input: StatusInput, now: Date, known?: DeliveryRow, sync?: { queue: JobQueue; shopId?: string },
 ): Promise<boolean> {
-  const status = normaliseStatus(input.status);
-  let decision: EventDecision | undefined;
-  let earlier = false;
-  // The rank guard in the UPDATE, with the lifecycle's status guard: after a concurrent change the event is decided again.
-  const r = await transitionLatest(tx, null, deliveryId, (d) => {
-    earlier = input.generation !== undefined && input.generation < d.generation;
-    if (earlier) return null;
-    const decided = decideEvent({ status: d.status as DeliveryStatus, courierStatus: d.courierStatus, courierStatusRank: d.courierStatusRank }, status);
-    decision = decided;
-    if (!decided.apply) return null;
-    return {
-      event: courierEventFor(decided.courierStatus),
-      // Every field the decision read (beyond id, generation and status): a row read before this
-      // transaction (`known`) that changed since matches nothing, and is read again.
-      where: { courierStatusRank: d.courierStatusRank, reasonCode: d.reasonCode, courierOrderId: d.courierOrderId, tries: d.tries },
-      data: {
-        courierStatus: decided.courierStatus,
-        courierStatusRank: decided.rank,
-        courierStatusAt: input.occurredAt,
-        lastEventAt: now,
-        ...(decided.attention ? { reasonCode: decided.attention.code, reason: decided.attention.message } : {}),
-      },
-    };
-  }, { known });
+  let decided: ReturnType<typeof decideStatus> = { earlier: false, plan: null };
+  // The where names what the decision read, with the lifecycle's status guard: after a concurrent change the event is decided again.
+  const r = await transitionLatest(tx, null, deliveryId, (d) => (decided = decideStatus(d, input, now)).plan, { known });
   if (!r.row) throw new Error(`delivery ${deliveryId} not found`);
   const applied = r.applied;
   if (!applied) await tx.delivery.update({ where: { id: deliveryId }, data: { lastEventAt: now }, select: { id: true } });
   // A read that reports the status we already hold is not news: no timeline line per reconcile pass.
-  if (!applied && !earlier && input.source === 'reconcile' && !decision!.apply && decision!.why === 'duplicate') return false;
-  const line = {
-    kind: 'courier_status',
-    status,
-    applied,
-    source: input.source === 'webhook' ? 'courier' : 'reconcile',
-    courierEventId: input.courierEventId ?? null,
-    generation: earlier ? input.generation : r.row.generation,
-    occurredAt: input.occurredAt,
-    message: applied ? (decision!.apply && decision!.attention ? decision!.attention.message : null) : WHY_TEXT[earlier ? 'earlier_booking' : decision!.apply ? 'stale' : decision!.why],
-  };
+  if (!applied && !decided.earlier && input.source === 'reconcile' && !decided.decision!.apply && decided.decision!.why === 'duplicate') return false;
+  const line = statusLine(input, applied, r.row.generation, decided);
   // Applied with `sync`: the line and the fulfillment sync it calls for, together.
   if (applied && sync) await addEventAndSync(sync, tx, deliveryId, line, sync.shopId);
   else await addEvent(tx, deliveryId, line);
@@ -233,6 +245,13 @@ export async function applyEvent(
   ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, extra: { message?: string } = {},
   known: { event?: StoredEvent; shopId?: string; generation?: number; delivery?: DeliveryRow } = {},
 ): Promise<boolean> {
+  if (!extra.message && known.event && known.delivery && known.shopId) {
+    const once = await applyInOneStatement(ctx, eventRowId, deliveryId, now, known.event, known.delivery, known.generation, known.shopId);
+    if (once) {
+      ctx.queue.notify();
+      return true;
+    }
+  }
   const applied = await ctx.db.$transaction(async (tx) => {
     // Claim first: the live path and a rematch pass may both reach one event; the row lock lets one win.
     if (!(await claimEvent(tx, ctx.database.provider, eventRowId, deliveryId, now))) return false;
@@ -240,12 +259,46 @@ export async function applyEvent(
     // Which booking the event is about: a re-dispatched order's earlier courier order may still report.
     const generation = known.generation
       ?? (ev.deliveryRef ? (await tx.courierRef.findFirst({ where: { deliveryId, value: { in: idsOfEvent(ev.payload, ev.deliveryRef) } }, orderBy: { generation: 'desc' }, select: { generation: true } }))?.generation : undefined);
-    const ok = await applyCourierStatus(tx, deliveryId, { status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId, generation }, now, known.delivery, { queue: ctx.queue, shopId: known.shopId });
+    const ok = await applyCourierStatus(tx, deliveryId, webhookStatus(ev, generation), now, known.delivery, { queue: ctx.queue, shopId: known.shopId });
     if (extra.message) await addEvent(tx, deliveryId, { kind: 'event_attached', source: 'merchant', message: extra.message });
     return ok;
   });
   if (applied) ctx.queue.notify();
   return applied;
+}
+
+const webhookStatus = (ev: StoredEvent, generation?: number): StatusInput =>
+  ({ status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId, generation });
+
+/**
+ * PostgreSQL, the common case (an event that moves the delivery on, from the row the job read): the
+ * claim, the delivery's update, the timeline line and its fulfillment sync job as ONE statement,
+ * not BEGIN, four or five statements and COMMIT, each a round trip (issue 24). True: applied; null: not
+ * done here (SQLite, a change with effects, a shop that uses the Flow trigger it fires, a claimed
+ * event, a row changed since it was read), and the caller uses the transaction, which tells those apart.
+ */
+async function applyInOneStatement(
+  ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, ev: StoredEvent, d: DeliveryRow, generation: number | undefined, shopId: string,
+): Promise<true | null> {
+  if (ctx.database.provider !== 'postgres' || d.id !== deliveryId) return null;
+  const input = webhookStatus(ev, generation);
+  const decided = decideStatus(d, input, now);
+  const p = decided.plan && planned(d, decided.plan);
+  // Only a plain update: effects or a protected field go through the transaction; Flow triggers where the shop uses them.
+  if (!p || !('write' in p) || !p.write || p.decision.row.effects.length || !writableRaw('Delivery', p.write.where, p.write.set)) return null;
+  const { triggers } = p;
+  const row = appliedEventStatement(
+    claimStatement('postgres', eventRowId, deliveryId, now),
+    updateStatement('postgres', 'Delivery', p.write.where, p.write.set, Date.now()),
+    (when) => timelineInsert('postgres', deliveryId, statusLine(input, true, d.generation, decided), when),
+    triggers.length ? (from) => noFlowUsage(from, d.shopId, triggers) : undefined,
+  );
+  try {
+    return (await ctx.queue.oneStatementWithJob<DeliveryJobData>(ctx.db, row, JOBS.fulfillmentSync, { deliveryId }, syncOptions({ group: shopId }))) || null;
+  } catch (e) {
+    if (sqlStateOf(e) === STALE_ROW_SQLSTATE) return null;
+    throw e;
+  }
 }
 
 export interface RematchReport {

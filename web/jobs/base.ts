@@ -134,7 +134,7 @@ export abstract class BaseJobQueue implements JobQueue {
   }
 
   /** Checks an enqueue's arguments and shapes its request. */
-  private request(name: string, data: unknown, opts: EnqueueOptions): InsertRequest {
+  protected request(name: string, data: unknown, opts: EnqueueOptions): InsertRequest {
     assertQueueName(name);
     const maxAttempts = opts.maxAttempts ?? null;
     if (maxAttempts !== null) assertMaxAttempts(maxAttempts);
@@ -179,6 +179,11 @@ export abstract class BaseJobQueue implements JobQueue {
     return this.logged(await this.insertGuarded(tx, row, this.request(name, data, opts), true), name);
   }
 
+  /** One statement only where the backend can (pg-boss overrides it). */
+  async oneStatementWithJob<T>(_db: Db, _row: RowInsert, _name: string, _data: T, _opts: EnqueueOptions = {}): Promise<boolean | null> {
+    return null;
+  }
+
   private logged(inserted: boolean, queue: string): boolean {
     this.log.debug({ queue, inserted }, inserted ? 'row and job inserted' : 'row not inserted: no job');
     return inserted;
@@ -186,6 +191,7 @@ export abstract class BaseJobQueue implements JobQueue {
 
   /** The row, then the job if the row was inserted, in one transaction (pg-boss overrides it with one statement). */
   protected insertGuarded(db: Tx, row: RowInsert, req: InsertRequest, inTransaction: boolean): Promise<boolean> {
+    if (row.with) throw new Error('a row with leading CTEs needs oneStatementWithJob');
     const run = async (tx: Tx) => {
       if ((await tx.$executeRawUnsafe(row.sql, ...row.values)) !== 1) return false;
       await this.insert(tx, req);

@@ -46,11 +46,11 @@
 // implemented on top of enqueue/work in base.ts); supervision (expiry,
 // retention) is on in every instance, coordinated by pg-boss.
 import { fromPrisma, PgBoss, type Db as PgBossDb, type JobWithMetadata, type JobResult } from 'pg-boss';
-import type { Database, Tx } from '../db/client.ts';
+import type { Database, Db, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Registration } from './base.ts';
 import { retryAfterOf } from '../retry/policy.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
-import type { Job, JobInfo, JobRetryPolicy, QueueStat, RowInsert } from './queue.ts';
+import type { EnqueueOptions, Job, JobInfo, JobRetryPolicy, QueueStat, RowInsert } from './queue.ts';
 
 /** A notify() within this long of an enqueue wakes a worker of that queue (the commit may come later). */
 const RECENT_ENQUEUE_MS = 5_000;
@@ -240,6 +240,17 @@ export class PgBossJobQueue extends BaseJobQueue {
    * expected shape (guardedJobInsert) gets the transaction instead.
    */
   protected override async insertGuarded(db: Tx, row: RowInsert, req: InsertRequest, inTransaction: boolean): Promise<boolean> {
+    return (await this.guarded(db, row, req)) ?? super.insertGuarded(db, row, req, inTransaction);
+  }
+
+  override async oneStatementWithJob<T>(db: Db, row: RowInsert, name: string, data: T, opts: EnqueueOptions = {}): Promise<boolean | null> {
+    const inserted = await this.guarded(db, row, this.request(name, data, opts));
+    this.log.debug({ queue: name, inserted }, 'one statement with a job');
+    return inserted;
+  }
+
+  /** The row and pg-boss's job INSERT as one statement (guardedJobInsert); null when pg-boss's INSERT has another shape. */
+  private async guarded(db: Tx, row: RowInsert, req: InsertRequest): Promise<boolean | null> {
     let inserted: boolean | null = null;
     await this.send(req, {
       executeSql: async (text: string, values: unknown[] = []) => {
@@ -250,7 +261,7 @@ export class PgBossJobQueue extends BaseJobQueue {
         return { rows: rows[0]?.id ? [{ id: String(rows[0].id) }] : [] };
       },
     });
-    return inserted ?? super.insertGuarded(db, row, req, inTransaction);
+    return inserted;
   }
 
   private async send(req: InsertRequest, db: PgBossDb): Promise<string | null> {
@@ -352,5 +363,5 @@ export function guardedJobInsert(jobSql: string, row: RowInsert): string | null 
   const guarded = job
     .replace(JOB_PARAM, () => `$${row.values.length + 1}::text::json`)
     .replace(ON_CONFLICT, () => `WHERE EXISTS (SELECT 1 FROM guard) ${ON_CONFLICT}`);
-  return `WITH guard AS (${row.sql} RETURNING 1), job AS (${guarded}) SELECT (SELECT count(*) FROM guard)::int AS "inserted", (SELECT id FROM job LIMIT 1) AS "id"`;
+  return `WITH ${row.with ? `${row.with}, ` : ''}guard AS (${row.sql} RETURNING 1), job AS (${guarded}) SELECT (SELECT count(*) FROM guard)::int AS "inserted", (SELECT id FROM job LIMIT 1) AS "id"`;
 }

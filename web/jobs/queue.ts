@@ -110,6 +110,11 @@ export interface Job<T = unknown> {
 export interface RowInsert {
   sql: string;
   values: unknown[];
+  /**
+   * PostgreSQL only (oneStatementWithJob): data-modifying CTEs that run ahead of the row, in the same
+   * statement, numbered with `values` (the row's WHERE may name them).
+   */
+  with?: string;
 }
 
 export interface EnqueueOptions {
@@ -204,6 +209,11 @@ export interface JobQueue {
   insertWithJob<T>(db: Db, row: RowInsert, name: string, data: T, opts?: EnqueueOptions): Promise<boolean>;
   /** insertWithJob inside the caller's transaction (PostgreSQL: one statement in it, not two). */
   insertWithJobIn<T>(tx: Tx, row: RowInsert, name: string, data: T, opts?: EnqueueOptions): Promise<boolean>;
+  /**
+   * insertWithJob where `row` may carry leading CTEs (RowInsert.with) and must be ONE statement: null when
+   * it cannot be here (SQLite; a pg-boss INSERT of another shape), and the caller does it another way.
+   */
+  oneStatementWithJob<T>(db: Db, row: RowInsert, name: string, data: T, opts?: EnqueueOptions): Promise<boolean | null>;
   /** Wakes local workers; call after the enqueuing transaction commits. */
   notify(): void;
   /**

@@ -41,7 +41,7 @@ export async function enqueueDispatch(
 export const SYNC_DELAY_MS = 750;
 
 // No singleton key: a sync queued while another runs must not be dropped; the lease in sync.ts serialises them.
-const syncOptions = (group: { group?: string }) => ({ startAfterMs: SYNC_DELAY_MS, ...group });
+export const syncOptions = (group: { group?: string }) => ({ startAfterMs: SYNC_DELAY_MS, ...group });
 
 export async function enqueueSync(ctx: { queue: JobQueue }, tx: Tx, deliveryId: string, shopId?: string): Promise<void> {
   await ctx.queue.enqueue<DeliveryJobData>(tx, JOBS.fulfillmentSync, { deliveryId }, syncOptions(await shopGroup(tx, deliveryId, shopId)));

@@ -29,6 +29,18 @@ export interface FlowSnapshot {
   tries: number;
 }
 
+/**
+ * A condition (PostgreSQL binds from `$from`): the shop uses none of `triggers`, as recordFlowTriggers
+ * reads it. A statement that writes a transition without the outbox holds it (events.ts one statement).
+ */
+export function noFlowUsage(from: number, shopId: string, triggers: readonly FlowTrigger[]): { text: string; values: unknown[] } {
+  const binds = triggers.map((_, i) => `$${from + 1 + i}`);
+  return {
+    text: `NOT EXISTS (SELECT 1 FROM "FlowTriggerUsage" u WHERE u."shopId" = $${from} AND u."enabled" IS TRUE AND u."trigger" IN (${[...binds, "'*'"].join(', ')}))`,
+    values: [shopId, ...triggers],
+  };
+}
+
 export async function recordFlowTriggers(tx: Tx, deliveryId: string, triggers: readonly FlowTrigger[]): Promise<number> {
   const used = await tx.$queryRaw<Array<{ trigger: string }>>`
     SELECT u."trigger" FROM "FlowTriggerUsage" u JOIN "Delivery" d ON d."shopId" = u."shopId"

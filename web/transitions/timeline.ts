@@ -19,13 +19,17 @@ export interface TimelineEntry {
   generation?: number;
 }
 
-/** The INSERT of one line (a new row id: it never meets another row). */
-export function timelineInsert(provider: Provider, deliveryId: string, e: TimelineEntry): RowInsert {
+/**
+ * The INSERT of one line (a new row id: it never meets another row). `when`: a condition without binds
+ * (PostgreSQL, on CTEs ahead of it): the line is inserted only where it holds.
+ */
+export function timelineInsert(provider: Provider, deliveryId: string, e: TimelineEntry, when?: string): RowInsert {
+  const binds = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10${TS}, $11${TS}`;
   return {
     sql: forProvider(
       provider,
       `INSERT INTO "DeliveryEvent" ("id", "deliveryId", "kind", "status", "applied", "message", "source", "courierEventId", "generation", "occurredAt", "receivedAt")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10${TS}, $11${TS})`,
+       ${when ? `SELECT ${binds} WHERE ${when}` : `VALUES (${binds})`}`,
     ),
     values: [
       randomUUID(), deliveryId, e.kind, e.status ?? null, e.applied ?? true, e.message ?? null, e.source ?? 'app', e.courierEventId ?? null,

@@ -50,23 +50,34 @@ export type Outcome =
   | { applied: true; to: DeliveryStatus; decision: Extract<Decision, { ok: true }> }
   | { applied: false; conflict: boolean; decision: Decision | null };
 
-export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, plan: Plan): Promise<Outcome> {
+/** What `plan` does to row `d`, decided (pure): the conditional update (null: nothing to write) and the Flow triggers. */
+export function planned(d: CurrentRow, plan: Plan):
+  | { decision: Extract<Decision, { ok: false }> }
+  | { decision: Extract<Decision, { ok: true }>; write: { where: Record<string, unknown>; set: Record<string, unknown> } | null; triggers: ReturnType<typeof flowTriggersOf> } {
   const facts = factsOf(d, plan.facts);
   const decision = decide(facts, plan.event);
-  if (!decision.ok) return { applied: false, conflict: false, decision };
+  if (!decision.ok) return { decision };
   const data = plan.data ?? {};
   // Nothing to write (e.g. a cancellation of a delivered order): only the timeline records it.
-  if (decision.to !== d.status || Object.keys(data).length > 0) {
-    const where = { ...plan.where, id: d.id, generation: d.generation, status: d.status };
-    const set = { ...data, status: decision.to };
+  const write = decision.to !== d.status || Object.keys(data).length > 0
+    ? { where: { ...plan.where, id: d.id, generation: d.generation, status: d.status }, set: { ...data, status: decision.to } }
+    : null;
+  return { decision, write, triggers: flowTriggersOf(facts, plan.event, decision.to) };
+}
+
+export async function transition(tx: Tx, queue: JobQueue | null, d: CurrentRow, plan: Plan): Promise<Outcome> {
+  const p = planned(d, plan);
+  const { decision } = p;
+  if (!decision.ok || !('write' in p)) return { applied: false, conflict: false, decision };
+  if (p.write) {
+    const { where, set } = p.write;
     const n = plan.box || writableRaw('Delivery', where, set) ? await updateRows(tx, 'Delivery', where, set, plan.box) : (await tx.delivery.updateMany({ where, data: set })).count;
     if (n !== 1) return { applied: false, conflict: true, decision };
   }
   if (plan.timeline) await addEvent(tx, d.id, plan.timeline);
   await runEffects(tx, queue, decision.row.effects, d.id, plan.generation ?? d.generation, d.shopId);
   // Shopify Flow triggers: an outbox row per trigger, in this transaction (flow-outbox.ts).
-  const triggers = flowTriggersOf(facts, plan.event, decision.to);
-  if (triggers.length) await recordFlowTriggers(tx, d.id, triggers);
+  if (p.triggers.length) await recordFlowTriggers(tx, d.id, p.triggers);
   return { applied: true, to: decision.to, decision };
 }
 
