@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
 import { readRow, type OpenDeliveryRow } from '../../web/db/raw-rows.ts';
-import { claimEvent, courierEventInsert, findEndpoint, findRef, readEventToProcess, type NewCourierEvent } from '../../web/fulfillment/event-sql.ts';
+import { claimEvent, courierEventInsert, EventReader, findEndpoint, findRef, readEventsToProcess, readEventToProcess, type NewCourierEvent } from '../../web/fulfillment/event-sql.ts';
 import type { Tx } from '../../web/db/client.ts';
 import { applyCourierStatus } from '../../web/fulfillment/events.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
@@ -134,6 +134,30 @@ describe('courier event statements', () => {
       expect([other.deliveryRefMatch, other.refDelivery]).toEqual([null, null]);
     }
     expect(await readEventToProcess(database.db, database.provider, 'no-such-event')).toBeNull();
+  });
+
+  it('reads events started together as one statement on PostgreSQL (EventReader), each as readEventToProcess reads it alone', async () => {
+    const insert = (eventId: string, deliveryRef: string | null) => database.db.$transaction((tx) => insertCourierEvent(tx, database.provider, {
+      environmentId: env.id, eventId, type: 'delivery.status.updated', deliveryRef, status: 'collected', occurredAt: null, payload: '{}', receivedAt: Date.now(),
+    }));
+    // dlv_read names two generations (the newest wins), dlv_shared two deliveries, the third nothing.
+    const ids = [(await insert('evt_batch_1', 'dlv_read'))!, (await insert('evt_batch_2', 'dlv_shared'))!, (await insert('evt_batch_3', null))!];
+    const alone = await Promise.all(ids.map((id) => readEventToProcess(database.db, database.provider, id)));
+    expect(alone.map((e) => e?.deliveryRefMatch?.generation ?? null)).toEqual([2, 2, null]);
+    let statements = 0;
+    const counted = new Proxy(database.db, {
+      get: (t, k) => (k === '$queryRawUnsafe' ? (...a: unknown[]) => (statements++, (t.$queryRawUnsafe as (...x: unknown[]) => unknown)(...a)) : Reflect.get(t, k)),
+    });
+    const reader = new EventReader(counted, database.provider);
+    const read = await Promise.all([...ids, ids[0]!, 'no-such-event'].map((id) => reader.read(id)));
+    expect(read).toEqual([...alone, alone[0], null]);
+    expect(statements).toBe(database.provider === 'postgres' ? 1 : 5);
+    // Reads started later are a statement of their own.
+    expect(await reader.read(ids[1]!)).toEqual(alone[1]);
+    if (database.provider === 'postgres') {
+      expect(statements).toBe(2);
+      expect([...(await readEventsToProcess(database.db, ids)).values()].sort((a, b) => a.eventId.localeCompare(b.eventId))).toEqual(alone);
+    }
   });
 
   it("a courier status tried on the delivery's row read before the transaction (known) applies only if that row has not changed since; else it is decided again on a fresh read", async () => {

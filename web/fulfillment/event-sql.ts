@@ -174,7 +174,56 @@ export interface EventToProcess {
  */
 export async function readEventToProcess(db: Tx, provider: Provider, eventRowId: string): Promise<EventToProcess | null> {
   const r = await firstRow(db, provider, (readEventSql ??= readEventText()), eventRowId);
-  if (!r) return null;
+  return r ? eventToProcess(r) : null;
+}
+
+/**
+ * PostgreSQL: readEventToProcess for several events in ONE statement (a batch a pg-boss worker fetched
+ * starts together), by row id; an id not found is absent.
+ */
+export async function readEventsToProcess(db: Tx, ids: readonly string[]): Promise<Map<string, EventToProcess>> {
+  const rows = await db.$queryRawUnsafe<Array<Record<string, unknown>>>(readEventsText(ids.length), ...ids);
+  return new Map(rows.map((r) => [String(r.id), eventToProcess(r)]));
+}
+
+/**
+ * Reads asked for within one turn of the event loop, as one statement on PostgreSQL: a batch a pg-boss
+ * worker fetched starts its jobs together (fulfillment/jobs.ts), so one read serves them, not one each
+ * (each a round trip and a socket write, issue 24). SQLite reads each at once.
+ */
+export class EventReader {
+  #waiting = new Map<string, Array<{ resolve: (e: EventToProcess | null) => void; reject: (e: unknown) => void }>>();
+  readonly #db: Tx;
+  readonly #provider: Provider;
+  constructor(db: Tx, provider: Provider) {
+    this.#db = db;
+    this.#provider = provider;
+  }
+
+  read(eventRowId: string): Promise<EventToProcess | null> {
+    if (this.#provider !== 'postgres') return readEventToProcess(this.#db, this.#provider, eventRowId);
+    return new Promise((resolve, reject) => {
+      if (!this.#waiting.size) setImmediate(() => void this.#flush());
+      const list = this.#waiting.get(eventRowId);
+      if (list) list.push({ resolve, reject });
+      else this.#waiting.set(eventRowId, [{ resolve, reject }]);
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const waiting = this.#waiting;
+    this.#waiting = new Map();
+    try {
+      const ids = [...waiting.keys()];
+      const found = ids.length === 1 ? new Map([[ids[0]!, await readEventToProcess(this.#db, this.#provider, ids[0]!)]]) : await readEventsToProcess(this.#db, ids);
+      for (const [id, list] of waiting) for (const w of list) w.resolve(found.get(id) ?? null);
+    } catch (e) {
+      for (const list of waiting.values()) for (const w of list) w.reject(e);
+    }
+  }
+}
+
+function eventToProcess(r: Record<string, unknown>): EventToProcess {
   return {
     id: String(r.id),
     environmentId: String(r.environmentId),
@@ -196,11 +245,18 @@ export async function readEventToProcess(db: Tx, provider: Provider, eventRowId:
 
 /** Built once: the joined Delivery columns come from Prisma's schema. */
 let readEventSql: string | undefined;
-const readEventText = () =>
-  `SELECT ev."id", ev."environmentId", ev."eventId", ev."type", ev."deliveryRef", ev."status", ev."occurredAt", ev."payload", ev."state",
+const readEventText = () => `${eventColumns('SELECT')} WHERE ev."id" = $1 ORDER BY r."generation" DESC LIMIT 1`;
+/** One row per event (its newest generation's ref), PostgreSQL's DISTINCT ON. */
+const readEventsSql = new Map<number, string>();
+const readEventsText = (n: number) => {
+  let sql = readEventsSql.get(n);
+  if (!sql) readEventsSql.set(n, (sql = `${eventColumns('SELECT DISTINCT ON (ev."id")')} WHERE ev."id" IN (${placeholders(1, n)}) ORDER BY ev."id", r."generation" DESC`));
+  return sql;
+};
+const eventColumns = (select: string) =>
+  `${select} ev."id", ev."environmentId", ev."eventId", ev."type", ev."deliveryRef", ev."status", ev."occurredAt", ev."payload", ev."state",
             ev."attempts", ev."triedIds", ev."receivedAt", e."shopId", e."environment", e."testWebhooks", r."deliveryId" AS "refDeliveryId", r."generation" AS "refGeneration",
             ${joinedColumns('Delivery', 'd', 'd.')}
      FROM "CourierEvent" ev JOIN "CourierEnvironment" e ON e."id" = ev."environmentId"
      LEFT JOIN "CourierRef" r ON r."shopId" = e."shopId" AND r."environment" = e."environment" AND r."value" = ev."deliveryRef"
-     LEFT JOIN "Delivery" d ON d."id" = r."deliveryId"
-     WHERE ev."id" = $1 ORDER BY r."generation" DESC LIMIT 1`;
+     LEFT JOIN "Delivery" d ON d."id" = r."deliveryId"`;

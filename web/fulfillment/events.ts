@@ -9,7 +9,7 @@
 import type { AppContext } from '../context.ts';
 import { sqlStateOf, type Tx } from '../db/client.ts';
 import { addCourierRefs } from './refs.ts';
-import { appliedEventStatement, claimEvent, claimStatement, findRef, readEventToProcess, STALE_ROW_SQLSTATE, type EventToProcess, type RefMatch } from './event-sql.ts';
+import { appliedEventStatement, claimEvent, claimStatement, EventReader, findRef, STALE_ROW_SQLSTATE, type EventToProcess, type RefMatch } from './event-sql.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { addEventAndSync, syncOptions } from '../transitions/effects.ts';
@@ -181,9 +181,17 @@ function isMarkedTest(payload: string): boolean {
   }
 }
 
+const readers = new WeakMap<AppContext['db'], EventReader>();
+/** One reader per client: reads started together are one statement (event-sql.ts EventReader). */
+const eventReader = (ctx: AppContext): EventReader => {
+  let r = readers.get(ctx.db);
+  if (!r) readers.set(ctx.db, (r = new EventReader(ctx.db, ctx.database.provider)));
+  return r;
+};
+
 /** `rematching`: called by a rematch pass, which must not queue another pass for what it leaves unmatched. */
 export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number; rematching?: boolean } = {}): Promise<void> {
-  const ev = await readEventToProcess(ctx.db, ctx.database.provider, job.eventId);
+  const ev = await eventReader(ctx).read(job.eventId);
   if (!ev || !['RECEIVED', 'UNMATCHED'].includes(ev.state)) return;
   const log = ctx.log.child({ courierEventId: ev.eventId, environmentId: ev.environmentId });
   const now = new Date(ctx.now());
