@@ -253,8 +253,8 @@ export async function applyEvent(
   ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, extra: { message?: string } = {},
   known: { event?: StoredEvent; shopId?: string; generation?: number; delivery?: DeliveryRow } = {},
 ): Promise<boolean> {
-  if (!extra.message && known.event && known.delivery && known.shopId) {
-    const once = await applyInOneStatement(ctx, eventRowId, deliveryId, now, known.event, known.delivery, known.generation, known.shopId);
+  if (!extra.message && known.event && known.delivery) {
+    const once = await applyInOneStatement(ctx, eventRowId, deliveryId, now, known.event, known.delivery, known.generation);
     if (once) {
       ctx.queue.notify();
       return true;
@@ -286,7 +286,7 @@ const webhookStatus = (ev: StoredEvent, generation?: number): StatusInput =>
  * event, a row changed since it was read), and the caller uses the transaction, which tells those apart.
  */
 async function applyInOneStatement(
-  ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, ev: StoredEvent, d: DeliveryRow, generation: number | undefined, shopId: string,
+  ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, ev: StoredEvent, d: DeliveryRow, generation: number | undefined,
 ): Promise<true | null> {
   if (ctx.database.provider !== 'postgres' || d.id !== deliveryId) return null;
   const input = webhookStatus(ev, generation);
@@ -302,7 +302,7 @@ async function applyInOneStatement(
     triggers.length ? (from) => noFlowUsage(from, d.shopId, triggers) : undefined,
   );
   try {
-    return (await ctx.queue.oneStatementWithJob<DeliveryJobData>(ctx.db, row, JOBS.fulfillmentSync, { deliveryId }, syncOptions({ group: shopId }))) || null;
+    return (await ctx.queue.oneStatementWithJob<DeliveryJobData>(ctx.db, row, JOBS.fulfillmentSync, { deliveryId }, syncOptions({ group: d.shopId }))) || null;
   } catch (e) {
     if (sqlStateOf(e) === STALE_ROW_SQLSTATE) return null;
     throw e;
