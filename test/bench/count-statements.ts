@@ -3,9 +3,9 @@
 // and the time each spends in SQLite, and on PostgreSQL (every pg Client query: Prisma's adapter,
 // the direct driver, pg-boss; time is the round trip, waits included), and writes them, grouped by their first words (most time first),
 // to $COUNT_STATEMENTS_FILE (default test-output/statements.txt: benchmarks start the app with a clean
-// environment) when the app exits.
+// environment; "{pid}" in it becomes the process id) when the app exits, and when it gets SIGUSR2.
 //   BENCH_APP_NODE_OPTIONS="--import $PWD/test/bench/count-statements.ts" npm run bench:dispatch
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -51,11 +51,17 @@ PgClient.prototype.query = function (this: unknown, q: unknown, ...rest: unknown
   const result = pgQuery.call(this, q, ...rest);
   return result instanceof Promise ? result.finally(done) : result;
 };
-process.on('exit', () => {
-  const file = resolve(process.env.COUNT_STATEMENTS_FILE ?? 'test-output/statements.txt');
+/** The counts so far, written to $COUNT_STATEMENTS_FILE ("{pid}" in it becomes this process's id). */
+function write(): void {
+  const file = resolve((process.env.COUNT_STATEMENTS_FILE ?? 'test-output/statements.txt').replaceAll('{pid}', String(process.pid)));
   mkdirSync(dirname(file), { recursive: true });
   const rows = [...counts].sort((a, b) => b[1].ms - a[1].ms);
   const total = rows.reduce((t, [, c]) => ({ n: t.n + c.n, ms: t.ms + c.ms }), { n: 0, ms: 0 });
   const line = (k: string, c: { n: number; ms: number }) => `${String(c.n).padStart(7)}  ${c.ms.toFixed(0).padStart(6)} ms  ${(c.ms / c.n).toFixed(3).padStart(6)} ms each  ${k}`;
-  writeFileSync(file, [line('(all statements)', total), ...rows.map(([k, c]) => line(k, c))].join('\n') + '\n');
-});
+  // Renamed into place: a reader polling for the file never sees half of it.
+  writeFileSync(`${file}.tmp`, [line('(all statements)', total), ...rows.map(([k, c]) => line(k, c))].join('\n') + '\n');
+  renameSync(`${file}.tmp`, file);
+}
+process.on('exit', write);
+// A snapshot on demand, without stopping the app: bench:scale reads each instance's count before and after its run.
+process.on('SIGUSR2', write);

@@ -4,7 +4,7 @@
 // printed, never asserted.
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { scratchDatabase } from '../support/scratch-db.ts';
@@ -124,6 +124,50 @@ export function cpuMsOf(pid: number | undefined): number {
   }
 }
 const CLOCK_TICKS = 100;
+
+/**
+ * CPU of the whole PostgreSQL server so far, in ms: every process named postgres (its backends and
+ * its own writers, checkpointer and autovacuum), from /proc. Backends that exit are no longer
+ * counted, so it is read around a run whose connections stay open (pooled). NaN when none is readable.
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  let seen = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    const ms = cpuMsOf(Number(d));
+    if (Number.isFinite(ms)) (total += ms), seen++;
+  }
+  return seen ? total : NaN;
+}
+
+/**
+ * Statements (PostgreSQL: round trips) each app process has sent so far, read from
+ * test/bench/count-statements.ts preloaded in it: SIGUSR2 makes it write `file(pid)`, whose first
+ * line is the total. NaN for a process that did not answer within 5 s.
+ */
+export async function statementsSentBy(pids: number[], file: (pid: number) => string): Promise<number[]> {
+  return Promise.all(
+    pids.map(async (pid) => {
+      rmSync(file(pid), { force: true });
+      try {
+        process.kill(pid, 'SIGUSR2');
+      } catch {
+        return NaN;
+      }
+      for (const until = Date.now() + 5_000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
+        if (!existsSync(file(pid))) continue;
+        return Number(/^\s*(\d+)/.exec(readFileSync(file(pid), 'utf8'))?.[1] ?? NaN);
+      }
+      return NaN;
+    }),
+  );
+}
 
 /** Resident set size of a process in MB, from /proc. */
 export function rssMbOf(pid: number | undefined): number {

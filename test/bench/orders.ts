@@ -27,6 +27,8 @@ export interface OrdersRun {
   /** App CPU (all instances) from the first order to the last write-back, per booked order. */
   cpuPerOrderMs: number;
   cpuPerInstanceMs: number[];
+  /** The growth of `counters` over the measured run ({} without them). */
+  countersUsed: Record<string, number>;
   /** Worst p99 over 1 s windows of the first orders/paid delivery's time, as the simulator's sender timed it (its POST to the app's answer: what Shopify's 5 s timeout measures; when waited for). */
   peakWebhookP99: number;
   /** The same for the whole placement round trip (the bench → the simulator building the order → its webhook → back): includes the simulator's own work. */
@@ -96,6 +98,8 @@ export async function runOrders(
     n: number; rate: number; appPids: number[]; waitForAck?: boolean; timeoutMs?: number; beforeEach?: (i: number) => Promise<void> | void;
     /** Orders placed (at 20/s) and booked before the measured run, which counts only orders created after them: an app that has served traffic, not one just started. */
     warmup?: number;
+    /** More counters read where the app's CPU is (before the first order, after the last write-back); `countersUsed` holds their growth. */
+    counters?: () => Promise<Record<string, number>>;
   },
 ): Promise<OrdersRun> {
   const { n, rate, appPids } = opts;
@@ -112,6 +116,7 @@ export async function runOrders(
     const since = new Date();
     const measured = { createdAt: { gte: since } };
     const cpu = () => appPids.map(cpuMsOf);
+    const counters0 = await opts.counters?.();
     const cpu0 = cpu();
     const t0 = Date.now();
     const placedAt: Array<{ at: number; ms: number; webhookMs: number | undefined }> = [];
@@ -133,6 +138,8 @@ export async function runOrders(
       await new Promise((r) => setTimeout(r, n > 1000 ? 2_000 : 500));
     }
     const cpuUsed = cpu().map((c, i) => c - cpu0[i]!);
+    const counters1 = await opts.counters?.();
+    const countersUsed = Object.fromEntries(Object.entries(counters1 ?? {}).map(([k, v]) => [k, v - (counters0?.[k] ?? NaN)]));
     const rows = await database.db.delivery.findMany({ where: measured, select: { createdAt: true, dispatchedAt: true, idempotencyKey: true } });
     const done = rows.filter((r) => r.dispatchedAt);
     const lags = done.map((r) => r.dispatchedAt!.getTime() - r.createdAt.getTime());
@@ -181,6 +188,7 @@ export async function runOrders(
       breakdown: parts.length >= done.length / 2 && parts.length > 0 ? { beforeCall: q(parts.map((p) => p.before)), courier: q(parts.map((p) => p.courier)), after: q(parts.map((p) => p.after)) } : null,
       cpuPerOrderMs: cpuUsed.reduce((a, b) => a + b, 0) / Math.max(1, done.length),
       cpuPerInstanceMs: cpuUsed.map((c) => c / Math.max(1, done.length)),
+      countersUsed,
       peakPlaceP99: peak,
       peakWebhookP99: peakWebhook,
       writebacksPending: pendingWb,

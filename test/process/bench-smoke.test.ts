@@ -85,5 +85,9 @@ describe('benchmarks at tiny size', { timeout: 240_000 }, () => {
     const r = await bench('scale', [], { BENCH_ORDERS: '10', BENCH_INSTANCES: '2' });
     exactlyOnce(r.figures, '2 instance(s)');
     expect(r.figures['2 instance(s) throughput']).toBeTypeOf('number');
+    // Item 5's model: PostgreSQL's own CPU and the instances' round trips per booked order, read from outside the app.
+    expect(r.figures['2 instance(s) postgres CPU per order']).toBeGreaterThan(0);
+    expect(r.figures['2 instance(s) round trips per order']).toBeGreaterThan(0);
+    expect(r.figures['2 instance(s) orders/s per database core']).toBeGreaterThan(0);
   });
 });
