@@ -69,17 +69,24 @@ export async function attachEvent(ctx: AppContext, shopDomain: string, eventRowI
   if (!ev.deliveryRef || !ev.status) throw new ActionError('the event names no delivery id or status', 422);
   const owner = await ctx.db.courierRef.findFirst({ where: { shopId: d.shopId, environment: ev.environment.environment, value: ev.deliveryRef } });
   if (owner && owner.deliveryId !== d.id) throw new ActionError(`courier id ${ev.deliveryRef} already belongs to another delivery`, 409);
-  await addCourierRefs(ctx.db, d.id, d.shopId, ev.environment.environment, d.generation, [['delivery', ev.deliveryRef]]);
-  if (!d.courierDeliveryId) await ctx.db.delivery.update({ where: { id: d.id }, data: { courierDeliveryId: ev.deliveryRef } });
-  const waiting = await ctx.db.courierEvent.findMany({
+  const waiting = () => ctx.db.courierEvent.findMany({
     where: { environmentId: ev.environmentId, state: 'UNMATCHED', deliveryRef: ev.deliveryRef },
     orderBy: [{ occurredAt: 'asc' }, { receivedAt: 'asc' }],
   });
   const now = new Date(ctx.now());
-  for (const w of waiting) {
-    await applyEvent(ctx, w.id, d.id, now, w.id === ev.id ? { message: `Courier event ${ev.eventId} (courier id ${ev.deliveryRef}) attached by the merchant` } : {});
-  }
-  return { applied: waiting.length };
+  const apply = async (events: Awaited<ReturnType<typeof waiting>>) => {
+    for (const w of events) {
+      await applyEvent(ctx, w.id, d.id, now, w.id === ev.id ? { message: `Courier event ${ev.eventId} (courier id ${ev.deliveryRef}) attached by the merchant` } : {}, { generation: d.generation });
+    }
+    return events.length;
+  };
+  // Applied before the id is learned: until then neither the live path nor a rematch pass can match
+  // these events, so the merchant's attach applies every one of them, in order, with its own line.
+  const before = await apply(await waiting());
+  await addCourierRefs(ctx.db, d.id, d.shopId, ev.environment.environment, d.generation, [['delivery', ev.deliveryRef]]);
+  if (!d.courierDeliveryId) await ctx.db.delivery.update({ where: { id: d.id }, data: { courierDeliveryId: ev.deliveryRef } });
+  // Any that arrived while it was being learned (a rematch pass may take them first; the claim lets one win).
+  return { applied: before + (await apply(await waiting())) };
 }
 
 export async function dismissEvent(ctx: AppContext, shopDomain: string, eventRowId: string): Promise<void> {
