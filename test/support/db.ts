@@ -3,7 +3,7 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { openDatabase, type Database } from '../../web/db/client.ts';
 import { adminPgUrl, pgUrlFor, TMP_DIR } from './paths.ts';
 
@@ -45,4 +45,18 @@ export async function dropDatabase(url: string): Promise<void> {
 
 export async function openTestDatabase(url: string): Promise<Database> {
   return openDatabase(url, { poolSize: 4 });
+}
+
+/** A fresh, migrated database for the tests of the file (or describe block) that calls it: opened before them, dropped after. */
+export function useFreshDatabase(): { readonly database: Database } {
+  const held = {} as { database: Database; url: string };
+  beforeAll(async () => {
+    held.url = await freshDatabaseUrl();
+    held.database = await openTestDatabase(held.url);
+  });
+  afterAll(async () => {
+    await held.database?.close();
+    if (held.url) await dropDatabase(held.url);
+  });
+  return held;
 }

@@ -93,20 +93,84 @@ export class MemoryBudgetStore implements BudgetStore {
 
 interface BudgetRow { available: number; maximum: number; restoreRate: number; at: bigint | number }
 
-/** PostgreSQL: a row per shop, read and written under its row lock, so instances take from one budget. */
+type BudgetStep = (b: Budget) => { budget: Budget; waitMs: number };
+interface QueuedStep { step: BudgetStep; now: number; lazy: boolean; resolve: (waitMs: number) => void; reject: (e: unknown) => void }
+
+/** How long a settle may wait for a take to go with it (PgBudgetStore). */
+export const SETTLE_DELAY_MS = 25;
+
+/**
+ * PostgreSQL: a row per shop, read and written under its row lock, so instances take from one budget.
+ * One transaction per shop at a time in a process: the takes and settles its workers ask for
+ * meanwhile wait and go together in the next, applied one after another as the row lock would
+ * have ordered them (BEGIN, lock, write, COMMIT once for them all, not once each). A settle is
+ * lazy: it waits up to SETTLE_DELAY_MS for the next take and goes with it. Meanwhile this process
+ * applies it before any later take; other instances see the refund late, so they take less,
+ * never more.
+ */
 export class PgBudgetStore implements BudgetStore {
   readonly db: Db;
   readonly #rows = new Set<string>();
-  constructor(db: Db) {
+  readonly #queued = new Map<string, QueuedStep[]>();
+  readonly #busy = new Set<string>();
+  readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #settleDelayMs: number;
+  constructor(db: Db, o: { settleDelayMs?: number } = {}) {
     this.db = db;
+    this.#settleDelayMs = o.settleDelayMs ?? SETTLE_DELAY_MS;
   }
 
-  async #update(shop: string, now: number, f: (b: Budget) => { budget: Budget; waitMs: number }): Promise<number> {
-    const waitMs = await this.db.$transaction(async (tx) => {
+  #update(shop: string, now: number, step: BudgetStep, lazy = false): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      const queued = this.#queued.get(shop) ?? [];
+      queued.push({ step, now, lazy, resolve, reject });
+      this.#queued.set(shop, queued);
+      if (this.#busy.has(shop)) return;
+      if (lazy) this.#later(shop);
+      else void this.#drain(shop);
+    });
+  }
+
+  #later(shop: string): void {
+    if (this.#timers.has(shop)) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(shop);
+      if (!this.#busy.has(shop)) void this.#drain(shop);
+    }, this.#settleDelayMs);
+    timer.unref?.();
+    this.#timers.set(shop, timer);
+  }
+
+  async #drain(shop: string): Promise<void> {
+    clearTimeout(this.#timers.get(shop));
+    this.#timers.delete(shop);
+    this.#busy.add(shop);
+    try {
+      for (let batch = this.#queued.get(shop); batch?.length; batch = this.#queued.get(shop)) {
+        this.#queued.delete(shop);
+        try {
+          const waits = await this.#apply(shop, batch);
+          batch.forEach((q, i) => q.resolve(waits[i]!));
+        } catch (e) {
+          for (const q of batch) q.reject(e);
+        }
+        // Only settles came meanwhile: they wait for a take again.
+        if (this.#queued.get(shop)?.every((q) => q.lazy)) {
+          this.#later(shop);
+          break;
+        }
+      }
+    } finally {
+      this.#busy.delete(shop);
+    }
+  }
+
+  async #apply(shop: string, batch: QueuedStep[]): Promise<number[]> {
+    const waits = await this.db.$transaction(async (tx) => {
       const insert = () => {
-        const fresh = freshBudget(now);
+        const fresh = freshBudget(batch[0]!.now);
         return tx.$executeRaw`INSERT INTO "ShopifyBudget" ("shop", "available", "maximum", "restoreRate", "at")
-          VALUES (${shop}, ${fresh.available}, ${fresh.maximum}, ${fresh.restoreRate}, ${BigInt(now)}) ON CONFLICT ("shop") DO NOTHING`;
+          VALUES (${shop}, ${fresh.available}, ${fresh.maximum}, ${fresh.restoreRate}, ${BigInt(fresh.at)}) ON CONFLICT ("shop") DO NOTHING`;
       };
       const select = async () =>
         (await tx.$queryRaw<BudgetRow[]>`SELECT "available", "maximum", "restoreRate", "at" FROM "ShopifyBudget" WHERE "shop" = ${shop} FOR UPDATE`)[0];
@@ -118,15 +182,20 @@ export class PgBudgetStore implements BudgetStore {
         await insert();
         row = await select();
       }
-      const current: Budget = { available: row!.available, maximum: row!.maximum, restoreRate: row!.restoreRate, at: Number(row!.at) };
-      const r = f(current);
-      await tx.$executeRaw`UPDATE "ShopifyBudget" SET "available" = ${r.budget.available}, "maximum" = ${r.budget.maximum},
-        "restoreRate" = ${r.budget.restoreRate}, "at" = ${BigInt(r.budget.at)} WHERE "shop" = ${shop}`;
-      return r.waitMs;
+      let budget: Budget = { available: row!.available, maximum: row!.maximum, restoreRate: row!.restoreRate, at: Number(row!.at) };
+      const waits: number[] = [];
+      for (const q of batch) {
+        const r = q.step(budget);
+        budget = r.budget;
+        waits.push(r.waitMs);
+      }
+      await tx.$executeRaw`UPDATE "ShopifyBudget" SET "available" = ${budget.available}, "maximum" = ${budget.maximum},
+        "restoreRate" = ${budget.restoreRate}, "at" = ${BigInt(budget.at)} WHERE "shop" = ${shop}`;
+      return waits;
     });
     // Only once committed: a transaction lost with its connection (PostgreSQL restarting) created nothing.
     this.#rows.add(shop);
-    return waitMs;
+    return waits;
   }
 
   take(shop: string, cost: number, now: number, reserve: number): Promise<number> {
@@ -134,7 +203,7 @@ export class PgBudgetStore implements BudgetStore {
   }
 
   async settle(shop: string, report: CostReport, now: number): Promise<void> {
-    await this.#update(shop, now, (b) => ({ budget: settle(b, report, now), waitMs: 0 }));
+    await this.#update(shop, now, (b) => ({ budget: settle(b, report, now), waitMs: 0 }), true);
   }
 }
 
@@ -212,17 +281,20 @@ export class ShopifyPacer {
       const waitMs = await this.#o.store.take(shop, cost, now, reserve);
       if (waitMs <= 0) return;
       this.#o.onWait?.({ shop, operation, waitMs, reason });
-      if (o.deferAfterMs !== undefined && waitMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, this.#deferral(shop, operation, now, waitMs));
-      await this.#o.sleep(waitMs);
+      // Not all at the moment the first could pay: each waiter then finds its cost there, not a
+      // herd of which one wins and the rest take (a transaction each on PostgreSQL) and wait again.
+      const slotMs = this.#slot(shop, operation, now, waitMs);
+      if (o.deferAfterMs !== undefined && slotMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, slotMs);
+      await this.#o.sleep(slotMs);
       reason = 'budget';
     }
   }
 
   /**
-   * Deferred jobs of one shop come back one after another, spaced by what each will really
-   * spend (its actual cost at the restore rate), not all at the moment the first could pay.
+   * Waiting calls of one shop in this process, sleeping or deferred jobs, come back one after
+   * another, spaced by what each will really spend (its actual cost at the restore rate).
    */
-  #deferral(shop: string, operation: string, now: number, waitMs: number): number {
+  #slot(shop: string, operation: string, now: number, waitMs: number): number {
     const rate = this.#rates.get(shop) ?? UNKNOWN_BUDGET.restoreRate;
     const spend = this.#actual.get(operation) ?? this.costOf(operation);
     const slot = Math.max(now + waitMs, this.#horizon.get(shop) ?? 0);
@@ -239,7 +311,9 @@ export class ShopifyPacer {
     // Nothing to give back (a mutation costs what it asked): the budget already holds the truth, so
     // the store is not written (on PostgreSQL a transaction per call saved). THROTTLED always settles.
     if (report.actual !== null && report.actual >= report.requested) return;
-    await this.#o.store.settle(shop, report, this.#o.now());
+    // Not waited for: the call's answer is not held for the refund (PgBudgetStore sends it with the
+    // next take). One that fails leaves the budget lower than Shopify's, which only makes calls wait.
+    this.#o.store.settle(shop, report, this.#o.now()).catch(() => {});
   }
 
   readonly #maxima = new Map<string, number>();
