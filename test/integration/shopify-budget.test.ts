@@ -36,9 +36,7 @@ describe('a shop throttled for longer than a job\'s whole attempt budget', () =>
     const throttleForMs = 3 * attemptBudgetMs() + 1_000;
     sim.throttleNext = 1_000_000;
     const started = Date.now();
-    // Two orders: the pacer spaces a throttled shop's waiting calls by their cost at the restore rate
-    // (about one call each 0.3 s here), so this many answers outnumber two jobs' attempts.
-    const orders = await Promise.all(Array.from({ length: 2 }, () => placeOrder(s, sim)));
+    const orders = await Promise.all(Array.from({ length: 4 }, () => placeOrder(s, sim)));
     await new Promise((r) => setTimeout(r, throttleForMs));
     const refused = sim.log.filter((l) => l.outcome === 'throttled').length;
     sim.throttleNext = 0;

@@ -73,29 +73,6 @@ describe('ShopifyPacer', () => {
     expect(VISIBLE_RESERVE).toBe(0.25);
   });
 
-  it('waiters of one shop sleep until slots spaced by their cost at the restore rate: each then pays, none takes and waits again', async () => {
-    let t = 0;
-    const sleeping: Array<{ at: number; wake: () => void }> = [];
-    const waits: ThrottleWait[] = [];
-    const p = new ShopifyPacer({
-      store: new MemoryBudgetStore(), now: () => t, costs: { Read: 538 }, onWait: (w) => waits.push(w),
-      sleep: (ms) => new Promise<void>((wake) => void sleeping.push({ at: t + ms, wake })),
-    });
-    const done = Promise.all([1, 2, 3].map(() => p.acquire('a.myshopify.com', 'Read')));
-    for (;;) {
-      await new Promise((r) => setImmediate(r));
-      sleeping.sort((a, b) => a.at - b.at);
-      const next = sleeping.shift();
-      if (!next) break;
-      t = next.at;
-      next.wake();
-    }
-    await done;
-    // 500 of 2,000 points at first, 100 a second: 380 ms until the first 538, then 5,380 ms each.
-    expect(waits.map((w) => w.waitMs)).toEqual([380, 380, 380]);
-    expect(t).toBe(380 + 2 * 5380);
-  });
-
   it('learns an operation\'s cost from what Shopify reports', async () => {
     const { p } = pacer();
     expect(p.costOf('Unknown')).toBe(50);

@@ -281,20 +281,17 @@ export class ShopifyPacer {
       const waitMs = await this.#o.store.take(shop, cost, now, reserve);
       if (waitMs <= 0) return;
       this.#o.onWait?.({ shop, operation, waitMs, reason });
-      // Not all at the moment the first could pay: each waiter then finds its cost there, not a
-      // herd of which one wins and the rest take (a transaction each on PostgreSQL) and wait again.
-      const slotMs = this.#slot(shop, operation, now, waitMs);
-      if (o.deferAfterMs !== undefined && slotMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, slotMs);
-      await this.#o.sleep(slotMs);
+      if (o.deferAfterMs !== undefined && waitMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, this.#deferral(shop, operation, now, waitMs));
+      await this.#o.sleep(waitMs);
       reason = 'budget';
     }
   }
 
   /**
-   * Waiting calls of one shop in this process, sleeping or deferred jobs, come back one after
-   * another, spaced by what each will really spend (its actual cost at the restore rate).
+   * Deferred jobs of one shop come back one after another, spaced by what each will really
+   * spend (its actual cost at the restore rate), not all at the moment the first could pay.
    */
-  #slot(shop: string, operation: string, now: number, waitMs: number): number {
+  #deferral(shop: string, operation: string, now: number, waitMs: number): number {
     const rate = this.#rates.get(shop) ?? UNKNOWN_BUDGET.restoreRate;
     const spend = this.#actual.get(operation) ?? this.costOf(operation);
     const slot = Math.max(now + waitMs, this.#horizon.get(shop) ?? 0);
