@@ -33,6 +33,7 @@ for (const provider of providers) {
     { name: `${provider} lag p99: our writes after the call`, value: r.breakdown?.after.p99 ?? NaN, unit: 'ms' },
     { name: `${provider} app CPU per booked order`, value: r.cpuPerOrderMs, unit: 'ms', target: { op: '<=', limit: 5 } },
     { name: `${provider} lost`, value: r.lost, unit: 'orders', target: { op: '==', limit: 0 } },
+    { name: `${provider} orders not CREATED by the deadline`, value: r.notCreated, unit: 'orders', target: { op: '==', limit: 0 } },
     { name: `${provider} duplicated`, value: r.duplicated, unit: 'orders', target: { op: '==', limit: 0 } },
   );
 }

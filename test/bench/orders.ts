@@ -15,7 +15,10 @@ export interface OrdersRun {
   placed: number;
   placeErrors: number;
   booked: number;
+  /** Placed orders the app holds no trace of at the end (no delivery row, no inbox row still to process). */
   lost: number;
+  /** Placed orders not CREATED at the courier by the deadline (unfinished, not lost). */
+  notCreated: number;
   duplicated: number;
   courierOrders: number;
   throughput: number;
@@ -36,7 +39,7 @@ export interface OrdersRun {
   writebacksPending: number;
   /** Orders whose first orders/paid delivery the app did not acknowledge with 2xx (waited for only). */
   notAcked: number;
-  /** Every placed order CREATED and written back before the deadline; otherwise `lost` counts the unfinished ones too. */
+  /** Every placed order CREATED and written back before the deadline. */
   complete: boolean;
 }
 
@@ -141,6 +144,8 @@ export async function runOrders(
     const counters1 = await opts.counters?.();
     const countersUsed = Object.fromEntries(Object.entries(counters1 ?? {}).map(([k, v]) => [k, v - (counters0?.[k] ?? NaN)]));
     const rows = await database.db.delivery.findMany({ where: measured, select: { createdAt: true, dispatchedAt: true, idempotencyKey: true } });
+    // Acknowledged orders/paid webhooks the worker has not turned into a delivery yet (pending) or could not (failed, which the operator sees).
+    const inboxHeld = await database.db.webhookInbox.count({ where: { source: 'shopify', shop, topic: 'ORDERS_PAID', state: { not: 'done' }, receivedAt: { gte: since } } });
     const done = rows.filter((r) => r.dispatchedAt);
     const lags = done.map((r) => r.dispatchedAt!.getTime() - r.createdAt.getTime());
     const last = Math.max(...done.map((r) => r.dispatchedAt!.getTime()));
@@ -179,7 +184,9 @@ export async function runOrders(
       placed: placed.latencies.length,
       placeErrors: placed.errors,
       booked: done.length,
-      lost: Math.max(0, placed.latencies.length - done.length),
+      // Lost: placed, yet the app holds no trace of it (no delivery row, no inbox row still to process). Not CREATED yet is not lost.
+      lost: Math.max(0, placed.latencies.length - rows.length - inboxHeld),
+      notCreated: Math.max(0, placed.latencies.length - done.length),
       duplicated: counts.duplicated,
       courierOrders: stats.ordersCreated - warmup,
       throughput: (done.length / (last - first)) * 1000,

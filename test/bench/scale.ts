@@ -82,6 +82,7 @@ for (const count of COUNTS) {
     { name: `${count} instance(s) orders/s per database core`, value: perDbCore, unit: 'orders/s' },
     { name: `${count} instance(s) orders/s per app core`, value: perAppCore, unit: 'orders/s' },
     { name: `${count} instance(s) lost`, value: r.lost, unit: 'orders', target: { op: '==', limit: 0 } },
+    { name: `${count} instance(s) orders not CREATED by the deadline`, value: r.notCreated, unit: 'orders', target: { op: '==', limit: 0 } },
     { name: `${count} instance(s) duplicated`, value: r.duplicated, unit: 'orders', target: { op: '==', limit: 0 } },
   );
 }
