@@ -9,6 +9,7 @@ import { waitFor } from '../support/process.ts';
 import { deliveryOf, installShop, placeOrder, useScenario, waitForStatus, WEBHOOK_SECRET, type Scenario } from '../support/scenario.ts';
 import { testProvider } from '../support/db.ts';
 import { isEncrypted } from '../../web/security/crypto.ts';
+import { recordCreated } from '../../web/dispatch/dispatcher.ts';
 
 let s: Scenario;
 useScenario((started) => (s = started));
@@ -95,6 +96,20 @@ describe('orders/paid → courier order', () => {
     expect(new Set(creates.map((r) => r.bodySha256)).size).toBe(1);
     expect((await s.courier.requests({ route: 'list' })).length).toBeGreaterThanOrEqual(1);
     expect(d.events.some((e) => e.kind === 'adopted' && e.message!.includes(d.courierOrderId!))).toBe(true);
+  });
+
+  it("recordCreated's second line (the adopted line) is written only with the booking it belongs to", async () => {
+    const shop = 'adopt-note.myshopify.com';
+    const sim = await installShop(s, shop);
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    const note = { kind: 'adopted', source: 'courier', message: 'adopted by a stale job' };
+    const result = { orderId: 'ord_stale', orderStatus: 'VALIDATED', dispatchId: 'job_stale', deliveryId: '', requestId: '', deliveryPrice: '1.00', currency: 'ZAR', responseText: '{}' };
+    // A job of an older generation finds the order: its booking is not stored, so neither is its line.
+    await recordCreated(s.app.ctx, d.id, d.generation + 1, { environment: 'test', environmentId: 'none' }, result as never, false, undefined, note);
+    const after = (await deliveryOf(s.app, shop, orderId))!;
+    expect(after.courierOrderId).toBe(d.courierOrderId);
+    expect(after.events.filter((e) => e.message === note.message)).toEqual([]);
   });
 
   it('an order the courier refuses needs attention, with the courier message, and is not retried', async () => {

@@ -41,7 +41,7 @@ import { readRow, updateRows } from '../db/raw-rows.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
 import { decide, factsOf, liveTestOrder } from '../lifecycle/machine.ts';
 import { enqueueSync } from '../transitions/effects.ts';
-import { addEvent } from '../transitions/timeline.ts';
+import { addEvent, type TimelineEntry } from '../transitions/timeline.ts';
 import { transition, transitionLatest, type DeliveryRow as StoredDelivery } from '../transitions/transition.ts';
 import type { Problem, ReasonCode } from './status.ts';
 
@@ -174,8 +174,9 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
       // Throws (and the job retries) if the courier cannot be asked: nothing is sent blind.
       const found = matchReference(await client.findOrdersByReference(reference), reference);
       if (found) {
-        await recordCreated(ctx, d.id, d.generation, access, adoptedResult(found.keep, reference), settings.fulfillment.trigger === 'accepted', d);
-        await addEvent(ctx.db, d.id, { kind: 'adopted', source: 'courier', message: `The create had no answer; found courier order ${found.keep.id} by reference ${reference} and adopted it` });
+        // The adopted line is written with the booking, so a crash cannot leave one without the other.
+        await recordCreated(ctx, d.id, d.generation, access, adoptedResult(found.keep, reference), settings.fulfillment.trigger === 'accepted', d,
+          { kind: 'adopted', source: 'courier', message: `The create had no answer; found courier order ${found.keep.id} by reference ${reference} and adopted it` });
         if (found.all.length > 1) await flagDuplicates(ctx, d.id, d.generation, summarise(found.all));
         ctx.queue.notify();
         log.info({ courierOrderId: found.keep.id, orders: found.all.length }, 'courier order adopted by reference');
@@ -315,6 +316,8 @@ export async function recordCreated(
   r: CreateOrderResult,
   fulfilNow: boolean,
   known?: StoredDelivery,
+  /** A second timeline line, written in the same transaction and only when the booking is stored. */
+  note?: TimelineEntry,
 ): Promise<void> {
   const env = access.environment;
   await ctx.db.$transaction(async (tx) => {
@@ -358,6 +361,7 @@ export async function recordCreated(
     }, { known });
     if (!done.applied) return;
     const current = done.row!;
+    if (note) await addEvent(tx, deliveryId, note);
     // This generation's ids are new: no webhook could have taught us them before this commit.
     const refs = ([['order', r.orderId], ['dispatch', r.dispatchId], ['delivery', r.deliveryId]] as const).filter(([, v]) => !!v);
     await insertCourierRefs(tx, refs.map(([kind, value]) => ({ deliveryId, shopId: current.shopId, environment: env, generation, kind, value: value! })));
