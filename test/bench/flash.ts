@@ -37,7 +37,7 @@ const METRICS_TOKEN = randomBytes(16).toString('hex');
  * handler's start to the answer. The gap to the simulator's figure is time outside the route
  * (the simulator's own work, the connection, the app's event loop before the handler ran).
  */
-async function appIntake(appUrl: string): Promise<{ count: number; over250ms: number; p99Bucket: string; loopP99Ms: number }> {
+async function appIntake(appUrl: string): Promise<{ count: number; over250ms: number; p99Bucket: string; loopP99Ms: number; budgetWaits: number }> {
   const text = await (await fetch(`${appUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const buckets = new Map<string, number>();
   for (const m of text.matchAll(/^sdd_intake_request_duration_seconds_bucket\{([^}]*)\} (\d+)/gm)) {
@@ -48,7 +48,9 @@ async function appIntake(appUrl: string): Promise<{ count: number; over250ms: nu
   const count = buckets.get('+Inf') ?? 0;
   const p99Bucket = [...buckets].find(([, n]) => n >= count * 0.99)?.[0] ?? 'n/a';
   const loop = /^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(text);
-  return { count, over250ms: count - (buckets.get('0.25') ?? 0), p99Bucket, loopP99Ms: loop ? Number(loop[1]) * 1000 : NaN };
+  // Every Shopify call that found its shop's budget short: slept in its worker, or its job deferred (warm-up included).
+  const waits = /^sdd_shopify_throttle_wait_seconds_count (\S+)/m.exec(text);
+  return { count, over250ms: count - (buckets.get('0.25') ?? 0), p99Bucket, loopP99Ms: loop ? Number(loop[1]) * 1000 : NaN, budgetWaits: waits ? Number(waits[1]) : NaN };
 }
 const part = process.env.BENCH_FLASH_PART ?? 'all';
 for (const provider of part === 'shopify' ? [] : providers) {
@@ -91,7 +93,7 @@ for (const provider of part === 'shopify' ? [] : providers) {
   if (!r.complete) console.log(`  NOT COMPLETE at the deadline: ${r.notCreated} of ${r.placed} orders not CREATED yet (${r.lost} of them with no trace in the app) (Shopify would still be retrying them), ${r.writebacksPending} write-backs pending`);
   const u = r.countersUsed;
   const pointsPerOrder = (u.points ?? NaN) / Math.max(1, r.booked);
-  console.log(`  Shopify (${PLAN} plan, ${r.shopify.restoreRate} points/s, measured orders only): ${u.points} points spent in ${u.calls} calls, ${u.throttled} THROTTLED; ${pointsPerOrder.toFixed(1)} points per booked order (its read before booking and any write-backs done), so the bucket alone allows ~${(r.shopify.restoreRate / pointsPerOrder).toFixed(1)} orders/s once its ${r.shopify.maximumAvailable} points are spent`);
+  console.log(`  Shopify (${PLAN} plan, ${r.shopify.restoreRate} points/s, measured orders only): ${u.points} points spent in ${u.calls} calls, ${u.throttled} THROTTLED; ${pointsPerOrder.toFixed(1)} points per booked order (its read before booking and any write-backs done), so the bucket alone allows ~${(r.shopify.restoreRate / pointsPerOrder).toFixed(1)} orders/s once its ${r.shopify.maximumAvailable} points are spent; ${r.appSide.budgetWaits} calls found the budget short (slept or deferred, warm-up included)`);
   console.log(`  the app's own view of its Shopify intake (route entry to answer, whole run): p99 ≤ ${r.appSide.p99Bucket} s, ${r.appSide.over250ms} of ${r.appSide.count} over 250 ms; event-loop delay p99 at the end ${ms(r.appSide.loopP99Ms)}`);
   console.log(`  ${r.complete ? 'every order' : 'the last booked order'} CREATED after ${(r.allCreatedMs / 1000).toFixed(1)} s; lag p50 ${ms(r.lag.p50)} p99 ${ms(r.lag.p99)}; peak intake p99 ${ms(r.peakWebhookP99)} (the placement round trip through the simulator: ${ms(r.peakPlaceP99)}); app CPU ${r.cpuPerOrderMs.toFixed(2)} ms per order`);
   figures.push(

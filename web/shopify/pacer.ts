@@ -3,8 +3,8 @@
 // budget can pay the call's requested cost, and take it; after the answer, give
 // back what Shopify refunded and adopt its throttleStatus when it reports less.
 //
-// One budget per shop for the whole app: on PostgreSQL a row per shop taken
-// under a row lock (every instance and job shares it); on SQLite, in process
+// One budget per shop for the whole app: on PostgreSQL a row per shop written by
+// compare-and-set (every instance and job shares it); on SQLite, in process
 // (SQLite runs one app process). The arithmetic is pure (take, settle) and the
 // same for both stores.
 import type { Db } from '../db/client.ts';
@@ -96,21 +96,26 @@ interface BudgetRow { available: number; maximum: number; restoreRate: number; a
 type BudgetStep = (b: Budget) => { budget: Budget; waitMs: number };
 interface QueuedStep { step: BudgetStep; now: number; lazy: boolean; resolve: (waitMs: number) => void; reject: (e: unknown) => void }
 
+/** Writes over a row that changed before a batch gives up (PgBudgetStore); each try reads the row again. */
+const MAX_WRITE_ATTEMPTS = 20;
+
 /** How long a settle may wait for a take to go with it (PgBudgetStore). */
 export const SETTLE_DELAY_MS = 25;
 
 /**
- * PostgreSQL: a row per shop, read and written under its row lock, so instances take from one budget.
- * One transaction per shop at a time in a process: the takes and settles its workers ask for
- * meanwhile wait and go together in the next, applied one after another as the row lock would
- * have ordered them (BEGIN, lock, write, COMMIT once for them all, not once each). A settle is
- * lazy: it waits up to SETTLE_DELAY_MS for the next take and goes with it. Meanwhile this process
- * applies it before any later take; other instances see the refund late, so they take less,
- * never more.
+ * PostgreSQL: a row per shop that every instance takes from. Written by compare-and-set, not under a
+ * row lock: this process keeps the row as it last wrote it and writes the next state only over that
+ * one (one statement; a transaction with a lock took four). When another instance wrote in between,
+ * nothing is updated, and the steps run again on a fresh read, so the order is as a lock would give.
+ * One write per shop at a time in a process: the takes and settles its workers ask for meanwhile
+ * wait and go together in the next, applied one after another. A settle is lazy: it waits up to
+ * SETTLE_DELAY_MS for the next take and goes with it. Meanwhile this process applies it before any
+ * later take; other instances see the refund late, so they take less, never more.
  */
 export class PgBudgetStore implements BudgetStore {
   readonly db: Db;
-  readonly #rows = new Set<string>();
+  /** Per shop, the row as this process last read or wrote it. */
+  readonly #known = new Map<string, Budget>();
   readonly #queued = new Map<string, QueuedStep[]>();
   readonly #busy = new Set<string>();
   readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -166,36 +171,44 @@ export class PgBudgetStore implements BudgetStore {
   }
 
   async #apply(shop: string, batch: QueuedStep[]): Promise<number[]> {
-    const waits = await this.db.$transaction(async (tx) => {
-      const insert = () => {
-        const fresh = freshBudget(batch[0]!.now);
-        return tx.$executeRaw`INSERT INTO "ShopifyBudget" ("shop", "available", "maximum", "restoreRate", "at")
-          VALUES (${shop}, ${fresh.available}, ${fresh.maximum}, ${fresh.restoreRate}, ${BigInt(fresh.at)}) ON CONFLICT ("shop") DO NOTHING`;
-      };
-      const select = async () =>
-        (await tx.$queryRaw<BudgetRow[]>`SELECT "available", "maximum", "restoreRate", "at" FROM "ShopifyBudget" WHERE "shop" = ${shop} FOR UPDATE`)[0];
-      // The row is created once; this process remembers it exists. A remembered row can still be
-      // missing (a database restored or reset under us): then it is created here after all.
-      if (!this.#rows.has(shop)) await insert();
-      let row = await select();
-      if (!row) {
-        await insert();
-        row = await select();
-      }
-      let budget: Budget = { available: row!.available, maximum: row!.maximum, restoreRate: row!.restoreRate, at: Number(row!.at) };
+    for (let attempt = 1; ; attempt++) {
+      // The row as this process last wrote it: one statement when no other instance wrote since.
+      const row = this.#known.get(shop) ?? (await this.#read(shop, batch[0]!.now));
+      let budget = row;
       const waits: number[] = [];
       for (const q of batch) {
         const r = q.step(budget);
         budget = r.budget;
         waits.push(r.waitMs);
       }
-      await tx.$executeRaw`UPDATE "ShopifyBudget" SET "available" = ${budget.available}, "maximum" = ${budget.maximum},
-        "restoreRate" = ${budget.restoreRate}, "at" = ${BigInt(budget.at)} WHERE "shop" = ${shop}`;
-      return waits;
-    });
-    // Only once committed: a transaction lost with its connection (PostgreSQL restarting) created nothing.
-    this.#rows.add(shop);
-    return waits;
+      // Written only over the row it was computed from: every column compared, so a change by
+      // another instance (or a reset database) updates nothing and the steps run again on a fresh read.
+      const n = await this.db.$executeRaw`UPDATE "ShopifyBudget" SET "available" = ${budget.available}, "maximum" = ${budget.maximum},
+        "restoreRate" = ${budget.restoreRate}, "at" = ${BigInt(budget.at)}
+        WHERE "shop" = ${shop} AND "available" = ${row.available} AND "maximum" = ${row.maximum}
+        AND "restoreRate" = ${row.restoreRate} AND "at" = ${BigInt(row.at)}`;
+      if (n === 1) {
+        this.#known.set(shop, budget);
+        return waits;
+      }
+      this.#known.delete(shop);
+      if (attempt >= MAX_WRITE_ATTEMPTS) throw new Error(`the Shopify budget row of ${shop} kept changing under ${attempt} writes; the call is tried again`);
+    }
+  }
+
+  /** The row now, created first when missing (a new shop, or a database reset under us). */
+  async #read(shop: string, now: number): Promise<Budget> {
+    const select = async () =>
+      (await this.db.$queryRaw<BudgetRow[]>`SELECT "available", "maximum", "restoreRate", "at" FROM "ShopifyBudget" WHERE "shop" = ${shop}`)[0];
+    let row = await select();
+    if (!row) {
+      const fresh = freshBudget(now);
+      await this.db.$executeRaw`INSERT INTO "ShopifyBudget" ("shop", "available", "maximum", "restoreRate", "at")
+        VALUES (${shop}, ${fresh.available}, ${fresh.maximum}, ${fresh.restoreRate}, ${BigInt(fresh.at)}) ON CONFLICT ("shop") DO NOTHING`;
+      row = await select();
+      if (!row) throw new Error(`the Shopify budget row of ${shop} could not be created`);
+    }
+    return { available: Number(row.available), maximum: Number(row.maximum), restoreRate: Number(row.restoreRate), at: Number(row.at) };
   }
 
   take(shop: string, cost: number, now: number, reserve: number): Promise<number> {
