@@ -73,6 +73,25 @@ describe('ShopifyPacer', () => {
     expect(VISIBLE_RESERVE).toBe(0.25);
   });
 
+  it('a deferred visible call gets its own slot, not one behind deferred background writes', async () => {
+    const t = 0;
+    const store = new MemoryBudgetStore();
+    const p = new ShopifyPacer({ store, now: () => t, sleep: async () => {}, costs: { Read: 28, Write: 10 } });
+    p.noteMaximum('a.myshopify.com', 1000);
+    await p.settle('a.myshopify.com', 'Read', { requested: 0, actual: null, status: { currentlyAvailable: 0, maximumAvailable: 1000, restoreRate: 50 } });
+    const deferred = (priority: 'visible' | 'background', operation: string) =>
+      p.acquire('a.myshopify.com', operation, { priority, deferAfterMs: 0 }).then(() => 0, (e: ShopifyBudgetWait) => e.retryAfterMs);
+    const writes: number[] = [];
+    for (let i = 0; i < 100; i++) writes.push(await deferred('background', 'Write'));
+    // Background waits for the reserve too (250 + 10 points at 50/s), then one every 200 ms.
+    expect(writes.slice(0, 3)).toEqual([5_200, 5_400, 5_600]);
+    expect(writes.at(-1)).toBe(25_000);
+    // A visible read waits only for its own 28 points; the next visible read comes 560 ms after it.
+    expect([await deferred('visible', 'Read'), await deferred('visible', 'Read')]).toEqual([560, 1_120]);
+    // And background spacing is not reset by the visible deferrals.
+    expect(await deferred('background', 'Write')).toBe(25_200);
+  });
+
   it('learns an operation\'s cost from what Shopify reports', async () => {
     const { p } = pacer();
     expect(p.costOf('Unknown')).toBe(50);

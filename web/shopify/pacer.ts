@@ -264,7 +264,11 @@ export class ShopifyPacer {
   readonly #learned = new Map<string, number>();
   /** Actual costs Shopify reported, by operation: what a deferred call will really spend. */
   readonly #actual = new Map<string, number>();
-  /** Per shop: when the last job deferred in this process was told to come back. */
+  /**
+   * Per shop and priority: when the last job deferred in this process was told to come back.
+   * Per priority because background calls leave a reserve to visible ones: a visible call
+   * deferred behind a queue of deferred background writes would wait for slots it need not.
+   */
   readonly #horizon = new Map<string, number>();
 
   readonly #largest: number;
@@ -294,7 +298,7 @@ export class ShopifyPacer {
       const waitMs = await this.#o.store.take(shop, cost, now, reserve);
       if (waitMs <= 0) return;
       this.#o.onWait?.({ shop, operation, waitMs, reason });
-      if (o.deferAfterMs !== undefined && waitMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, this.#deferral(shop, operation, now, waitMs));
+      if (o.deferAfterMs !== undefined && waitMs > o.deferAfterMs) throw new ShopifyBudgetWait(shop, this.#deferral(shop, o.priority ?? 'visible', operation, now, waitMs));
       await this.#o.sleep(waitMs);
       reason = 'budget';
     }
@@ -304,11 +308,12 @@ export class ShopifyPacer {
    * Deferred jobs of one shop come back one after another, spaced by what each will really
    * spend (its actual cost at the restore rate), not all at the moment the first could pay.
    */
-  #deferral(shop: string, operation: string, now: number, waitMs: number): number {
+  #deferral(shop: string, priority: Priority, operation: string, now: number, waitMs: number): number {
     const rate = this.#rates.get(shop) ?? UNKNOWN_BUDGET.restoreRate;
     const spend = this.#actual.get(operation) ?? this.costOf(operation);
-    const slot = Math.max(now + waitMs, this.#horizon.get(shop) ?? 0);
-    this.#horizon.set(shop, slot + (spend / rate) * 1000);
+    const key = `${shop}|${priority}`;
+    const slot = Math.max(now + waitMs, this.#horizon.get(key) ?? 0);
+    this.#horizon.set(key, slot + (spend / rate) * 1000);
     return Math.ceil(slot - now);
   }
 
