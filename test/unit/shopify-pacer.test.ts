@@ -1,7 +1,7 @@
 // The per-shop pacer's arithmetic (web/shopify/pacer.ts), as tables, and the pacer over
 // an in-memory budget on an injected clock.
 import { describe, expect, it } from 'vitest';
-import { MemoryBudgetStore, ShopifyBudgetWait, ShopifyPacer, settle, take, VISIBLE_RESERVE, type Budget, type ThrottleWait } from '../../web/shopify/pacer.ts';
+import { MemoryBudgetStore, OWN_REFILL_SLEEP_MS, ShopifyBudgetWait, ShopifyPacer, settle, take, VISIBLE_RESERVE, type Budget, type Priority, type ThrottleWait } from '../../web/shopify/pacer.ts';
 
 const b = (available: number, at = 0, maximum = 2000, restoreRate = 100): Budget => ({ available, maximum, restoreRate, at });
 
@@ -76,20 +76,41 @@ describe('ShopifyPacer', () => {
   it('a deferred visible call gets its own slot, not one behind deferred background writes', async () => {
     const t = 0;
     const store = new MemoryBudgetStore();
-    const p = new ShopifyPacer({ store, now: () => t, sleep: async () => {}, costs: { Read: 28, Write: 10 } });
+    // Reads big enough (538 points, 10.76 s at 50/s) that a visible one defers rather than sleeps.
+    const p = new ShopifyPacer({ store, now: () => t, sleep: async () => {}, costs: { Read: 538, Write: 10 } });
     p.noteMaximum('a.myshopify.com', 1000);
     await p.settle('a.myshopify.com', 'Read', { requested: 0, actual: null, status: { currentlyAvailable: 0, maximumAvailable: 1000, restoreRate: 50 } });
-    const deferred = (priority: 'visible' | 'background', operation: string) =>
+    const deferred = (priority: Priority, operation: string) =>
       p.acquire('a.myshopify.com', operation, { priority, deferAfterMs: 0 }).then(() => 0, (e: ShopifyBudgetWait) => e.retryAfterMs);
     const writes: number[] = [];
     for (let i = 0; i < 100; i++) writes.push(await deferred('background', 'Write'));
-    // Background waits for the reserve too (250 + 10 points at 50/s), then one every 200 ms.
-    expect(writes.slice(0, 3)).toEqual([5_200, 5_400, 5_600]);
-    expect(writes.at(-1)).toBe(25_000);
-    // A visible read waits only for its own 28 points; the next visible read comes 560 ms after it.
-    expect([await deferred('visible', 'Read'), await deferred('visible', 'Read')]).toEqual([560, 1_120]);
+    // Background waits for the reserve too (the largest call, 538, + 10 points at 50/s), then one every 200 ms.
+    expect(writes.slice(0, 3)).toEqual([10_960, 11_160, 11_360]);
+    expect(writes.at(-1)).toBe(30_760);
+    // A visible read waits only for its own 538 points; the next visible read comes 10.76 s after it.
+    expect([await deferred('visible', 'Read'), await deferred('visible', 'Read')]).toEqual([10_760, 21_520]);
     // And background spacing is not reset by the visible deferrals.
-    expect(await deferred('background', 'Write')).toBe(25_200);
+    expect(await deferred('background', 'Write')).toBe(30_960);
+  });
+
+  it('a job sleeps through a wait only for its own cost to refill (up to a second), and defers longer ones', async () => {
+    let t = 0;
+    const slept: number[] = [];
+    const store = new MemoryBudgetStore();
+    const p = new ShopifyPacer({ store, now: () => t, sleep: async (ms) => void (slept.push(ms), (t += ms)), costs: { Small: 28, Big: 538, Write: 10 } });
+    p.noteMaximum('a.myshopify.com', 2000);
+    await p.settle('a.myshopify.com', 'Small', { requested: 0, actual: null, status: { currentlyAvailable: 0, maximumAvailable: 2000, restoreRate: 100 } });
+    const outcome = (operation: string, priority: Priority = 'visible') =>
+      p.acquire('a.myshopify.com', operation, { priority, deferAfterMs: 250 }).then(() => 'ran', (e: unknown) => (e instanceof ShopifyBudgetWait ? 'deferred' : e));
+    // 28 points at 100/s: 280 ms, longer than deferAfterMs but its own refill: it sleeps and runs.
+    expect(await outcome('Small')).toBe('ran');
+    expect(slept).toEqual([280]);
+    // 538 points: 5.38 s, more than OWN_REFILL_SLEEP_MS: it gives back its worker.
+    expect(OWN_REFILL_SLEEP_MS).toBe(1_000);
+    expect(await outcome('Big')).toBe('deferred');
+    // A background write's wait is the reserve's, not its own refill: it defers.
+    expect(await outcome('Write', 'background')).toBe('deferred');
+    expect(slept).toEqual([280]);
   });
 
   it('learns an operation\'s cost from what Shopify reports', async () => {
