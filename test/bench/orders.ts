@@ -48,7 +48,8 @@ export async function withStack<T>(provider: 'sqlite' | 'postgres', appEnv: Reco
     postgresUrl: provider === 'postgres' ? adminPgUrl() : undefined,
     reconcileIntervalSeconds: 0,
     appEnv: {
-      LOG_LEVEL: 'warn',
+      // BENCH_APP_LOG_LEVEL=info logs each deferred job ("budget is spent"; keep the log with BENCH_KEEP_DIR=1).
+      LOG_LEVEL: process.env.BENCH_APP_LOG_LEVEL ?? 'warn',
       ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
       ...(process.env.COUNT_STATEMENTS_FILE ? { COUNT_STATEMENTS_FILE: process.env.COUNT_STATEMENTS_FILE } : {}),
       ...appEnv,
@@ -64,6 +65,7 @@ export async function withStack<T>(provider: 'sqlite' | 'postgres', appEnv: Reco
     return await fn(stack, shop);
   } finally {
     await stack.stop({ removeDir: !process.env.BENCH_KEEP_DIR }); // BENCH_KEEP_DIR=1 keeps its logs and database
+    if (process.env.BENCH_KEEP_DIR) console.log(`  ${provider}: logs and database kept in ${stack.dir}`);
   }
 }
 
