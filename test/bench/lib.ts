@@ -63,9 +63,18 @@ export function machine(): string {
   return `Node ${process.version}, ${(globalThis as any).navigator?.hardwareConcurrency ?? '?'} CPUs`;
 }
 
+/** The environment the Dockerfile's runtime stage sets (`ENV` lines): the app as it is deployed. */
+export function dockerfileEnv(): Record<string, string> {
+  const runtime = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split(/^FROM .*$/m).at(-1) ?? '';
+  const env: Record<string, string> = {};
+  for (const [, args] of runtime.matchAll(/^ENV (.*)$/gm)) for (const kv of args!.trim().split(/\s+/)) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
+  return env;
+}
+
 /** The app's real entry point in a child process (its own event loop and CPU), ready to serve. */
 export async function startAppProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<{ url: string; env: Record<string, string>; proc: AppProcess; stop(): Promise<void> }> {
   const full = {
+    ...dockerfileEnv(),
     NODE_ENV: 'production',
     SHOPIFY_API_KEY: 'bench-api-key',
     SHOPIFY_API_SECRET: API_SECRET,
