@@ -12,7 +12,8 @@ RUN sh scripts/build-production.sh
 # ---- runtime: only what `node web/index.ts` needs, as the unprivileged `node` user ----
 FROM node:22-bookworm-slim AS runtime
 # Two malloc arenas, not one per thread (glibc's default: 8 per core): V8's helper threads
-# otherwise keep ~17 MB of freed memory resident (idle RSS 150 → 132 MB, docs/benchmarks.md).
+# otherwise keep freed memory resident (bench:intake's idle RSS 150.5 → 144.7 MB on SQLite,
+# 147.3 → 132.8 MB on PostgreSQL; docs/benchmarks.md).
 ENV NODE_ENV=production PORT=3000 MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
