@@ -403,6 +403,30 @@ describe(`job queue on ${provider}`, () => {
     release();
   });
 
+  it("hurry: a group's jobs waiting for their start time run now; another group's and a retry's backoff keep their time", async () => {
+    const ran: string[] = [];
+    const q = await newQueue();
+    await q.work<{ n: string }>('parked', async (job) => {
+      ran.push(job.data.n);
+      if (job.data.n === 'A-failing') throw new Error('fails once, then waits a minute');
+    }, { retry: { maxAttempts: 3, baseDelayMs: 60_000, maxDelayMs: 60_000 } });
+    await q.start();
+    await enqueueCommitted(q, 'parked', { n: 'A-failing' }, { group: 'A' });
+    q.notify();
+    await waitFor(async () => ran.includes('A-failing'), 'the failing job to run once', 10_000);
+    for (const n of ['A1', 'A2']) await enqueueCommitted(q, 'parked', { n }, { group: 'A', startAfterMs: 600_000 });
+    await enqueueCommitted(q, 'parked', { n: 'B1' }, { group: 'B', startAfterMs: 600_000 });
+    await sleep(pg ? 1_500 : 300);
+    expect(ran).toEqual(['A-failing']);
+
+    expect(await q.hurry('parked', 'A')).toBe(2);
+    await waitFor(async () => ran.length >= 3, "group A's waiting jobs to run", 10_000);
+    await sleep(pg ? 1_500 : 300);
+    expect(ran.slice(1).sort()).toEqual(['A1', 'A2']);
+    expect(ran).toHaveLength(3);
+    expect(await q.hurry('parked', 'A')).toBe(0);
+  });
+
   it('retries a failing handler with growing delays until it succeeds', async () => {
     const starts: number[] = [];
     const exhausted: unknown[] = [];

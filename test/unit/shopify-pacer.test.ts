@@ -113,6 +113,49 @@ describe('ShopifyPacer', () => {
     expect(slept).toEqual([280]);
   });
 
+  it("a deferred background call's job is woken once the budget can pay it again, checked as it refills while visible calls drain it", async () => {
+    let t = 0;
+    const timers: Array<{ at: number; fn: () => void }> = [];
+    const store = new MemoryBudgetStore();
+    const p = new ShopifyPacer({ store, now: () => t, sleep: async () => {}, costs: { Read: 538, Small: 28, Write: 10 }, timer: (fn, ms) => void timers.push({ at: t + ms, fn }) });
+    p.noteMaximum('a.myshopify.com', 2000);
+    await p.settle('a.myshopify.com', 'Read', { requested: 0, actual: null, status: { currentlyAvailable: 0, maximumAvailable: 2000, restoreRate: 100 } });
+    const woken: string[] = [];
+    const defer = async (priority: Priority, key: string) => {
+      const e = await p.acquire('a.myshopify.com', priority === 'visible' ? 'Read' : 'Write', { priority, deferAfterMs: 0 }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ShopifyBudgetWait);
+      (e as ShopifyBudgetWait).whenRoom?.(key, async () => void woken.push(key));
+      return e as ShopifyBudgetWait;
+    };
+    // A visible call's deferral comes back at its slot: nothing to wake.
+    expect((await defer('visible', 'v')).whenRoom).toBeUndefined();
+    // Two write-backs of one queue and group: one wake. The first look when the reserve (the largest
+    // call, 538) and its own 10 points could be there: 5.48 s at 100/s.
+    await defer('background', 'writeback|shop-1');
+    await defer('background', 'writeback|shop-1');
+    expect(timers.map((x) => x.at)).toEqual([5_480]);
+    const fire = async () => {
+      const next = timers.shift()!;
+      t = next.at;
+      next.fn();
+      await new Promise((r) => setTimeout(r, 0));
+    };
+    // Meanwhile visible calls took what refilled (500 points at 5 s, 17 × 28 taken): not yet, and it
+    // looks again when what is missing could be there (548 − 72 points: 4.76 s later).
+    t = 5_000;
+    for (let i = 0; i < 17; i++) await p.acquire('a.myshopify.com', 'Small');
+    await fire();
+    expect(woken).toEqual([]);
+    expect(timers.map((x) => x.at)).toEqual([10_240]);
+    await fire();
+    expect(woken).toEqual(['writeback|shop-1']);
+    expect(timers).toHaveLength(0);
+    // Woken once: a later deferral (visible calls took the budget again) asks again.
+    await p.acquire('a.myshopify.com', 'Read');
+    await defer('background', 'writeback|shop-1');
+    expect(timers).toHaveLength(1);
+  });
+
   it('learns an operation\'s cost from what Shopify reports', async () => {
     const { p } = pacer();
     expect(p.costOf('Unknown')).toBe(50);

@@ -89,6 +89,7 @@ export abstract class BaseJobQueue implements JobQueue {
   protected abstract insert(tx: Tx, req: InsertRequest): Promise<string | null>;
   protected abstract stopBackend(graceMs: number): Promise<void>;
   abstract notify(): void;
+  abstract hurry(name: string, group: string): Promise<number>;
   abstract getJob(name: string, id: string): Promise<JobInfo | null>;
   abstract stats(): Promise<QueueStat[]>;
 

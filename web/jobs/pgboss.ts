@@ -306,6 +306,20 @@ export class PgBossJobQueue extends BaseJobQueue {
     for (const w of this.boss.getWipData()) if (w.name === name && w.count > 0) this.boss.notifyWorker(w.id);
   }
 
+  async hurry(name: string, group: string): Promise<number> {
+    if (!this.started) return 0;
+    // pg-boss has no call for it; its job table's columns are the ones stats() reads too.
+    const { rows } = await this.boss.getDb().executeSql(
+      `WITH hurried AS (UPDATE ${this.schema}.job SET start_after = now()
+         WHERE name = $1 AND group_id = $2 AND state = 'created' AND start_after > now() RETURNING 1)
+       SELECT count(*)::int AS n FROM hurried`,
+      [name, group],
+    );
+    const n = Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
+    if (n > 0) for (const w of this.boss.getWipData()) if (w.name === name && w.count === 0) this.boss.notifyWorker(w.id);
+    return n;
+  }
+
   async getJob(name: string, id: string): Promise<JobInfo | null> {
     const [j] = await this.boss.findJobs<unknown>(name, { id });
     if (!j) return null;

@@ -201,6 +201,13 @@ export interface JobQueue {
    */
   enqueue<T>(tx: Tx, name: string, data: T, opts?: EnqueueOptions): Promise<string | null>;
   /**
+   * Makes the jobs of one group of a queue that wait for their start time (enqueued with
+   * startAfterMs, never claimed: not a retry's backoff) due now, and wakes a worker. For jobs
+   * that waited for something that has come sooner than their time (web/shopify/paced-jobs.ts).
+   * Resolves with how many.
+   */
+  hurry(name: string, group: string): Promise<number>;
+  /**
    * Runs `row` (one INSERT, without RETURNING; ON CONFLICT DO NOTHING where it may meet its row) and, only when it inserted
    * its row, enqueues the job: both or neither. PostgreSQL: ONE statement (the row's insert as a
    * data-modifying CTE ahead of pg-boss's own job INSERT), not BEGIN, two inserts and COMMIT, each a

@@ -92,6 +92,9 @@ export function outcomeUpdate(outcome: Exclude<Outcome, { kind: 'abandoned' }>, 
   }
 }
 
+/** queue.hurry: a group's jobs waiting for their start time (state created: never claimed) due now. Binds: now, queue, group, now. */
+export const HURRY_JOBS = `UPDATE "Job" SET "runAt" = ? WHERE "queue" = ? AND "groupKey" = ? AND "state" = 'created' AND "runAt" > ?`;
+
 /** Per queue: due waiting jobs, running jobs, the oldest due waiting job's runAt. Binds: now, now. */
 export const QUEUE_STATS = `SELECT "queue",
          SUM(CASE WHEN "state" IN ('created', 'retry') AND "runAt" <= ? THEN 1 ELSE 0 END) AS "waiting",

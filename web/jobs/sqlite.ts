@@ -32,7 +32,7 @@ import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type 
 import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
-import { claimBinds, claimJobs, dueQueues, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
+import { claimBinds, claimJobs, dueQueues, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -141,6 +141,20 @@ export class SqliteJobQueue extends BaseJobQueue {
     this.fresh.add(req.name);
     this.maybeMore = true; // due once its transaction commits; the next freed slot or notify() claims it
     return req.id;
+  }
+
+  async hurry(name: string, group: string): Promise<number> {
+    const now = sqliteTime(Date.now());
+    const n = await this.database.db.$executeRawUnsafe(HURRY_JOBS, now, name, group, now);
+    if (n > 0) this.notifyQueue(name);
+    return n;
+  }
+
+  /** Jobs of `name` may be due now: claim at once. */
+  private notifyQueue(name: string): void {
+    this.unstall(name);
+    this.maybeMore = true;
+    this.wake();
   }
 
   async getJob(name: string, id: string): Promise<JobInfo | null> {

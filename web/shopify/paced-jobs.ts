@@ -10,6 +10,12 @@ import { ShopifyBudgetWait } from './pacer.ts';
 /** How long a job's Shopify call may wait for the budget in its worker before it is deferred instead. */
 export const DEFER_AFTER_MS = 250;
 const MAX_DEFER_MS = 60_000;
+/**
+ * A deferred background call of a grouped job (a write-back) is woken by the pacer once the budget
+ * can pay it (ShopifyBudgetWait.whenRoom → queue.hurry); its own time is only the fallback (a restart,
+ * another instance's jobs), so it need not come back every minute to find the budget still spent.
+ */
+export const MAX_PARK_MS = 10 * 60_000;
 
 export interface PacedOptions<T> {
   /** Runs in the transaction that queues the deferred job again: e.g. to take back an attempt the handler counted. */
@@ -27,12 +33,17 @@ export function paced<T>(
       await handler(job);
     } catch (e) {
       if (!(e instanceof ShopifyBudgetWait)) throw e;
+      const group = job.group;
+      const parked = !!e.whenRoom && group !== null;
       // Capped: the budget is known only as of its last answer; a minute later the job looks again.
+      // A parked job is woken when the budget can pay it; until then its time is only the fallback.
       await ctx.db.$transaction(async (tx) => {
         await opts.onDeferred?.(tx, job);
-        await ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: Math.min(e.retryAfterMs, MAX_DEFER_MS), ...(job.group ? { group: job.group } : {}) });
+        await ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: parked ? MAX_PARK_MS : Math.min(e.retryAfterMs, MAX_DEFER_MS), ...(group ? { group } : {}) });
       });
-      ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs }, "the shop's Shopify API budget is spent; the job runs again when it pays");
+      // One wake per queue and group: it makes every job of the group that waits for its time due.
+      if (parked) e.whenRoom!(`${name}|${group}`, () => ctx.queue.hurry(name, group));
+      ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs, parked }, "the shop's Shopify API budget is spent; the job runs again when it pays");
     }
   };
 }
