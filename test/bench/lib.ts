@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import { dockerfileEnv } from '../support/dockerfile.ts';
 import { scratchDatabase } from '../support/scratch-db.ts';
 import { adminPgUrl, ROOT } from '../support/paths.ts';
 import { spawnApp, waitFor, type AppProcess } from '../support/process.ts';
@@ -61,14 +62,6 @@ export async function benchDatabase(provider: 'sqlite' | 'postgres') {
 
 export function machine(): string {
   return `Node ${process.version}, ${(globalThis as any).navigator?.hardwareConcurrency ?? '?'} CPUs`;
-}
-
-/** The environment the Dockerfile's runtime stage sets (`ENV` lines): the app as it is deployed. */
-export function dockerfileEnv(): Record<string, string> {
-  const runtime = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split(/^FROM .*$/m).at(-1) ?? '';
-  const env: Record<string, string> = {};
-  for (const [, args] of runtime.matchAll(/^ENV (.*)$/gm)) for (const kv of args!.trim().split(/\s+/)) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
-  return env;
 }
 
 /** The app's real entry point in a child process (its own event loop and CPU), ready to serve. */

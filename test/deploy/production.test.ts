@@ -9,26 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptEntry } from '../../dev/demo/stack.ts';
+import { envPairs, parseDockerfile, type Stage } from '../support/dockerfile.ts';
 import { ROOT } from '../support/paths.ts';
 import { waitFor } from '../support/process.ts';
 import { scratchDatabase } from '../support/scratch-db.ts';
-
-interface Stage { from: string; name: string; lines: { op: string; args: string }[] }
-
-/** Instructions per stage; continuation lines joined, comments dropped. */
-function parseDockerfile(text: string): Stage[] {
-  const stages: Stage[] = [];
-  for (const line of text.replace(/\\\n/g, ' ').split('\n')) {
-    const m = /^\s*([A-Z]+)\s+(.*)$/.exec(line);
-    if (!m || line.trim().startsWith('#')) continue;
-    const [, op, args] = m as unknown as [string, string, string];
-    if (op === 'FROM') {
-      const f = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args.trim())!;
-      stages.push({ from: f[1]!, name: f[2] ?? String(stages.length), lines: [] });
-    } else stages.at(-1)!.lines.push({ op, args: args.trim() });
-  }
-  return stages;
-}
 
 const dockerfile = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
 const [build, runtime] = dockerfile as [Stage, Stage];
@@ -71,7 +55,7 @@ beforeAll(() => {
   workdir = '/';
   for (const { op, args } of runtime.lines) {
     if (op === 'WORKDIR') workdir = args;
-    else if (op === 'ENV') for (const kv of args.split(/\s+/)) runtimeEnv[kv.split('=')[0]!] = kv.slice(kv.indexOf('=') + 1);
+    else if (op === 'ENV') for (const [k, v] of envPairs(args)) runtimeEnv[k] = v;
     else if (op === 'COPY') {
       const parts = args.split(/\s+/).filter((a) => !a.startsWith('--chown='));
       expect(parts[0]).toBe(`--from=${build.name}`);
