@@ -427,6 +427,36 @@ describe(`job queue on ${provider}`, () => {
     expect(await q.hurry('parked', 'A')).toBe(0);
   });
 
+  it("hold: a held group's new jobs wait for the hurry (another group's do not); a hurry that ran while a held job's transaction was open is repeated at notify()", async () => {
+    const ran: string[] = [];
+    const q = await newQueue();
+    await q.work<{ n: string }>('held', async (job) => void ran.push(job.data.n));
+    await q.start();
+    q.hold('held', 'A', 600_000);
+    await enqueueCommitted(q, 'held', { n: 'A1' }, { group: 'A' });
+    await enqueueCommitted(q, 'held', { n: 'B1' }, { group: 'B' });
+    q.notify();
+    await waitFor(async () => ran.includes('B1'), "the other group's job to run", 10_000);
+    await sleep(pg ? 1_500 : 300);
+    expect(ran).toEqual(['B1']);
+
+    // The hurry comes while A2's transaction is open: on PostgreSQL it cannot see A2 (on SQLite it waits for the commit).
+    let hurried: Promise<number> | undefined;
+    await database.db.$transaction(async (tx) => {
+      await q.enqueue(tx, 'held', { n: 'A2' }, { group: 'A' });
+      hurried = q.hurry('held', 'A');
+      if (pg) expect(await hurried).toBe(1);
+    });
+    await hurried;
+    q.notify();
+    await waitFor(async () => ran.length >= 3, "group A's held jobs to run", 10_000);
+    expect(ran.slice(1).sort()).toEqual(['A1', 'A2']);
+    // The hold ended with the hurry.
+    await enqueueCommitted(q, 'held', { n: 'A3' }, { group: 'A' });
+    q.notify();
+    await waitFor(async () => ran.includes('A3'), 'a job enqueued after the hurry to run', 10_000);
+  });
+
   it('retries a failing handler with growing delays until it succeeds', async () => {
     const starts: number[] = [];
     const exhausted: unknown[] = [];

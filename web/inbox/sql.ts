@@ -24,6 +24,11 @@ export function insertSql(provider: Provider): string {
   );
 }
 
+/** Whether a row is due: a poll that finds none is this one indexed read, not a transaction around the claim. */
+export function dueSql(provider: Provider): string {
+  return sql(provider, `SELECT 1 AS "due" FROM "WebhookInbox" WHERE "state" = 'pending' AND "nextAttemptAt" <= $1${TS} LIMIT 1`);
+}
+
 /**
  * Due rows, oldest first: by nextAttemptAt (a new row's is its arrival), so the (state, nextAttemptAt)
  * index gives them in order; ORDER BY "id" sorted the whole due backlog on every pass. A retried row

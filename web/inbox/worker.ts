@@ -22,7 +22,7 @@ import { isUniqueViolation } from '../db/client.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { dbTime, rawTime } from '../db/raw-sql.ts';
-import { claimOneSql, claimSql, depthSql, markDone, markFailed, pruneSql, type InboxRow } from './sql.ts';
+import { claimOneSql, claimSql, depthSql, dueSql, markDone, markFailed, pruneSql, type InboxRow } from './sql.ts';
 import { processShopifyWebhook, UnprocessableWebhook, type TopicHandlers } from './shopify.ts';
 import { inboxMetrics } from '../ops/metrics.ts';
 
@@ -153,6 +153,8 @@ export class InboxWorker {
   /** One batch: claims due rows, processes them, returns how many were claimed. */
   async drainOnce(): Promise<number> {
     const now = this.#ctx.now();
+    // Most polls find nothing: BEGIN and COMMIT (Prisma's transaction) cost more than the read.
+    if ((await this.#ctx.db.$queryRawUnsafe<unknown[]>(dueSql(this.#provider), dbTime(this.#provider, now))).length === 0) return 0;
     const after: Array<() => unknown> = [];
     let claimed: InboxRow[] = [];
     try {

@@ -55,6 +55,14 @@ export interface BaseOptions {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DEFAULT_CONCURRENCY = 5;
 const DEFAULT_GRACE_MS = 10_000;
+/** How long a held enqueue waits for its notify() to check for a hurry it missed (longer than any enqueuing transaction). */
+const HELD_CHECK_MS = 60_000;
+// Queue names have no '|' (assertQueueName); a group may.
+const holdKey = (name: string, group: string) => `${name}|${group}`;
+function splitHoldKey(key: string): [string, string] {
+  const i = key.indexOf('|');
+  return [key.slice(0, i), key.slice(i + 1)];
+}
 
 interface Schedule {
   name: string;
@@ -88,8 +96,10 @@ export abstract class BaseJobQueue implements JobQueue {
   protected abstract startWorker(reg: Registration): Promise<void>;
   protected abstract insert(tx: Tx, req: InsertRequest): Promise<string | null>;
   protected abstract stopBackend(graceMs: number): Promise<void>;
-  abstract notify(): void;
-  abstract hurry(name: string, group: string): Promise<number>;
+  /** Wakes local workers (notify() after its hold check). */
+  protected abstract notifyBackend(): void;
+  /** Makes a group's jobs that wait for their start time due now (hurry() after it ends the hold). */
+  protected abstract hurryBackend(name: string, group: string): Promise<number>;
   abstract getJob(name: string, id: string): Promise<JobInfo | null>;
   abstract stats(): Promise<QueueStat[]>;
 
@@ -134,6 +144,40 @@ export abstract class BaseJobQueue implements JobQueue {
     this.log.info({ backend: this.backend, queues: [...this.registrations.keys()] }, 'job queue started');
   }
 
+  // ---- holds (queue.ts: hold, hurry) ----
+  /** `name|group` → the least start delay of a job enqueued into it, until hurry(name, group). */
+  private readonly holds = new Map<string, number>();
+  /** `name|group` → how many hurries it has had: a held enqueue compares at notify(). */
+  private readonly hurries = new Map<string, number>();
+  /** Held enqueues not yet checked: `name|group` → the hurries it had then, and when (dropped after HELD_CHECK_MS). */
+  private readonly heldEnqueues = new Map<string, { hurries: number; at: number }>();
+
+  hold(name: string, group: string, ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('a hold must be >= 0 ms');
+    this.holds.set(holdKey(name, group), ms);
+  }
+
+  async hurry(name: string, group: string): Promise<number> {
+    const key = holdKey(name, group);
+    this.holds.delete(key);
+    this.hurries.set(key, (this.hurries.get(key) ?? 0) + 1);
+    return this.hurryBackend(name, group);
+  }
+
+  notify(): void {
+    // A hurry that ran while a held enqueue's transaction was open did not see its job (PostgreSQL: the
+    // UPDATE runs on another connection; SQLite's waits for the transaction). Now it is committed: hurry again.
+    const now = Date.now();
+    for (const [key, seen] of this.heldEnqueues) {
+      if ((this.hurries.get(key) ?? 0) !== seen.hurries) {
+        this.heldEnqueues.delete(key);
+        const [name, group] = splitHoldKey(key);
+        this.hurryBackend(name, group).catch((e) => this.log.warn({ queue: name, err: describeError(e) }, 'could not make held jobs due; they run at their own time'));
+      } else if (now - seen.at > HELD_CHECK_MS) this.heldEnqueues.delete(key);
+    }
+    this.notifyBackend();
+  }
+
   /** Checks an enqueue's arguments and shapes its request. */
   protected request(name: string, data: unknown, opts: EnqueueOptions): InsertRequest {
     assertQueueName(name);
@@ -153,6 +197,11 @@ export abstract class BaseJobQueue implements JobQueue {
     if (orderingKey !== null && key !== null) throw new TypeError('a job has a singletonKey or an orderingKey, not both');
     const group = opts.group ?? null;
     if (group !== null && (typeof group !== 'string' || group.length === 0 || group.length > 200)) throw new TypeError('group must be a string of 1-200 characters');
+    const held = group === null ? undefined : this.holds.get(holdKey(name, group));
+    if (held !== undefined && held > startAfterMs) {
+      const key = holdKey(name, group!);
+      this.heldEnqueues.set(key, { hurries: this.hurries.get(key) ?? 0, at: Date.now() });
+    }
     return {
       id: opts.id ?? randomUUID(),
       name,
@@ -160,7 +209,7 @@ export abstract class BaseJobQueue implements JobQueue {
       singletonKey: key,
       orderingKey,
       group,
-      startAfterMs,
+      startAfterMs: Math.max(startAfterMs, held ?? 0),
       maxAttempts,
     };
   }

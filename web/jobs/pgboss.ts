@@ -282,7 +282,7 @@ export class PgBossJobQueue extends BaseJobQueue {
     });
   }
 
-  notify(): void {
+  protected notifyBackend(): void {
     if (!this.started) return;
     // One idle worker per queue that got a job lately: waking every worker of every queue made
     // each commit cost a fetch query per worker (7 queues × concurrency). Busy workers fetch
@@ -306,7 +306,7 @@ export class PgBossJobQueue extends BaseJobQueue {
     for (const w of this.boss.getWipData()) if (w.name === name && w.count > 0) this.boss.notifyWorker(w.id);
   }
 
-  async hurry(name: string, group: string): Promise<number> {
+  protected async hurryBackend(name: string, group: string): Promise<number> {
     if (!this.started) return 0;
     // pg-boss has no call for it; its job table's columns are the ones stats() reads too.
     const { rows } = await this.boss.getDb().executeSql(

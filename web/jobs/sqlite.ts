@@ -143,7 +143,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     return req.id;
   }
 
-  async hurry(name: string, group: string): Promise<number> {
+  protected async hurryBackend(name: string, group: string): Promise<number> {
     const now = sqliteTime(Date.now());
     const n = await this.database.db.$executeRawUnsafe(HURRY_JOBS, now, name, group, now);
     if (n > 0) this.notifyQueue(name);
@@ -212,7 +212,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     this.wake();
   }
 
-  notify(): void {
+  protected notifyBackend(): void {
     for (const name of this.fresh) this.unstall(name);
     this.fresh.clear();
     this.maybeMore = true;

@@ -14,6 +14,7 @@ const MAX_DEFER_MS = 60_000;
  * A deferred background call of a grouped job (a write-back) is woken by the pacer once the budget
  * can pay it (ShopifyBudgetWait.whenRoom → queue.hurry); its own time is only the fallback (a restart,
  * another instance's jobs), so it need not come back every minute to find the budget still spent.
+ * Until the wake, the queue holds the group: jobs enqueued into it are parked from the start.
  */
 export const MAX_PARK_MS = 10 * 60_000;
 
@@ -42,7 +43,11 @@ export function paced<T>(
         await ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: parked ? MAX_PARK_MS : Math.min(e.retryAfterMs, MAX_DEFER_MS), ...(group ? { group } : {}) });
       });
       // One wake per queue and group: it makes every job of the group that waits for its time due.
-      if (parked) e.whenRoom!(`${name}|${group}`, () => ctx.queue.hurry(name, group));
+      // Until then the group's new jobs are queued parked too: each would only defer like this one.
+      if (parked) {
+        ctx.queue.hold(name, group, MAX_PARK_MS);
+        e.whenRoom!(`${name}|${group}`, () => ctx.queue.hurry(name, group));
+      }
       ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs, parked }, "the shop's Shopify API budget is spent; the job runs again when it pays");
     }
   };
