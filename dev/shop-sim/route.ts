@@ -1,7 +1,7 @@
 // Development only (SHOP_SIMULATOR_URL; refused in production by web/config/env.ts):
 // send the app's HTTPS traffic for *.myshopify.com to the local shop simulator.
 //
-// One undici global dispatcher covers both HTTP stacks the app uses: undici.fetch
+// One undici global dispatcher covers both HTTP stacks the app uses: undici.request
 // (web/shopify/admin-api.ts) and Node's own global fetch (@shopify/shopify-api's
 // OAuth token exchange and its GraphQL client). Both look the dispatcher up per
 // request under Symbol.for('undici.globalDispatcher.1'), which undici's

@@ -455,6 +455,17 @@ describe(`job queue on ${provider}`, () => {
     await enqueueCommitted(q, 'held', { n: 'A3' }, { group: 'A' });
     q.notify();
     await waitFor(async () => ran.includes('A3'), 'a job enqueued after the hurry to run', 10_000);
+
+    // A hold no hurry ends lasts its ms: a job enqueued after that is due at once (nothing for a hurry to make due).
+    q.hold('held', 'C', 1_000);
+    await enqueueCommitted(q, 'held', { n: 'C1' }, { group: 'C' });
+    expect(await q.hurry('held', 'C')).toBe(1);
+    q.hold('held', 'C', 1_000);
+    await sleep(1_100);
+    await enqueueCommitted(q, 'held', { n: 'C2' }, { group: 'C' });
+    expect(await q.hurry('held', 'C')).toBe(0);
+    q.notify();
+    await waitFor(async () => ran.includes('C1') && ran.includes('C2'), "group C's jobs to run", 10_000);
   });
 
   it('retries a failing handler with growing delays until it succeeds', async () => {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Db, Tx } from '../db/client.ts';
 import type { Logger } from '../ops/logger.ts';
 import { afterFailure, assertMaxAttempts, DEFAULT_JOB_RETRY, isRetryable, jobRetryDelay, resolveJobRetryPolicy, retryAfterOf } from '../retry/policy.ts';
-import { assertInterval, assertQueueName, bucketJobId, describeError, msUntilNextBucket, timeBucket } from './policy.ts';
+import { assertInterval, assertQueueName, bucketJobId, describeError, holdKey, msUntilNextBucket, splitHoldKey, timeBucket } from './policy.ts';
 import type { IntakeFirst } from './intake-first.ts';
 import type { EnqueueOptions, EveryRun, Job, JobInfo, JobQueue, JobRetryPolicy, QueueStat, RowInsert, WorkOptions } from './queue.ts';
 
@@ -57,11 +57,11 @@ const DEFAULT_CONCURRENCY = 5;
 const DEFAULT_GRACE_MS = 10_000;
 /** How long a held enqueue waits for its notify() to check for a hurry it missed (longer than any enqueuing transaction). */
 const HELD_CHECK_MS = 60_000;
-// Queue names have no '|' (assertQueueName); a group may.
-const holdKey = (name: string, group: string) => `${name}|${group}`;
-function splitHoldKey(key: string): [string, string] {
-  const i = key.indexOf('|');
-  return [key.slice(0, i), key.slice(i + 1)];
+/** A hold until hurry(), or until `until` (Date.now() ms) when none comes. `hurried`: a held enqueue's notify() repeats it. */
+interface Hold {
+  ms: number;
+  until: number;
+  hurried: boolean;
 }
 
 interface Schedule {
@@ -145,37 +145,59 @@ export abstract class BaseJobQueue implements JobQueue {
   }
 
   // ---- holds (queue.ts: hold, hurry) ----
-  /** `name|group` → the least start delay of a job enqueued into it, until hurry(name, group). */
-  private readonly holds = new Map<string, number>();
-  /** `name|group` → how many hurries it has had: a held enqueue compares at notify(). */
-  private readonly hurries = new Map<string, number>();
-  /** Held enqueues not yet checked: `name|group` → the hurries it had then, and when (dropped after HELD_CHECK_MS). */
-  private readonly heldEnqueues = new Map<string, { hurries: number; at: number }>();
+  /** `name|group` → its hold, until hurry(name, group) or the hold's end. */
+  private readonly holds = new Map<string, Hold>();
+  /** Held enqueues not yet checked: `name|group` → the hold it saw, and when (dropped after HELD_CHECK_MS). */
+  private readonly heldEnqueues = new Map<string, { hold: Hold; at: number }>();
 
   hold(name: string, group: string, ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('a hold must be >= 0 ms');
-    this.holds.set(holdKey(name, group), ms);
+    const key = holdKey(name, group);
+    const until = Date.now() + ms;
+    const hold = this.holds.get(key);
+    // The same hold, longer: a held enqueue keeps watching the one a hurry will end.
+    if (hold) Object.assign(hold, { ms, until: Math.max(hold.until, until) });
+    else this.holds.set(key, { ms, until, hurried: false });
   }
 
   async hurry(name: string, group: string): Promise<number> {
     const key = holdKey(name, group);
+    const hold = this.holds.get(key);
+    if (hold) hold.hurried = true;
     this.holds.delete(key);
-    this.hurries.set(key, (this.hurries.get(key) ?? 0) + 1);
     return this.hurryBackend(name, group);
   }
 
   notify(): void {
     // A hurry that ran while a held enqueue's transaction was open did not see its job (PostgreSQL: the
     // UPDATE runs on another connection; SQLite's waits for the transaction). Now it is committed: hurry again.
-    const now = Date.now();
-    for (const [key, seen] of this.heldEnqueues) {
-      if ((this.hurries.get(key) ?? 0) !== seen.hurries) {
-        this.heldEnqueues.delete(key);
-        const [name, group] = splitHoldKey(key);
-        this.hurryBackend(name, group).catch((e) => this.log.warn({ queue: name, err: describeError(e) }, 'could not make held jobs due; they run at their own time'));
-      } else if (now - seen.at > HELD_CHECK_MS) this.heldEnqueues.delete(key);
+    if (this.heldEnqueues.size) {
+      const now = Date.now();
+      for (const [key, seen] of this.heldEnqueues) {
+        if (seen.hold.hurried) {
+          this.heldEnqueues.delete(key);
+          const [name, group] = splitHoldKey(key);
+          this.hurryBackend(name, group).catch((e) => this.log.warn({ queue: name, err: describeError(e) }, 'could not make held jobs due; they run at their own time'));
+        } else if (now - seen.at > HELD_CHECK_MS) this.heldEnqueues.delete(key);
+      }
     }
     this.notifyBackend();
+  }
+
+  /** The start delay a hold adds to an enqueue into name and group (0: none), noting the enqueue for notify(). */
+  private held(name: string, group: string | null, startAfterMs: number): number {
+    if (group === null || !this.holds.size) return 0;
+    const key = holdKey(name, group);
+    const hold = this.holds.get(key);
+    if (!hold) return 0;
+    const now = Date.now();
+    // No hurry came: the held jobs are due at their own time, and so are new ones.
+    if (now >= hold.until) {
+      this.holds.delete(key);
+      return 0;
+    }
+    if (hold.ms > startAfterMs) this.heldEnqueues.set(key, { hold, at: now });
+    return hold.ms;
   }
 
   /** Checks an enqueue's arguments and shapes its request. */
@@ -197,11 +219,7 @@ export abstract class BaseJobQueue implements JobQueue {
     if (orderingKey !== null && key !== null) throw new TypeError('a job has a singletonKey or an orderingKey, not both');
     const group = opts.group ?? null;
     if (group !== null && (typeof group !== 'string' || group.length === 0 || group.length > 200)) throw new TypeError('group must be a string of 1-200 characters');
-    const held = group === null ? undefined : this.holds.get(holdKey(name, group));
-    if (held !== undefined && held > startAfterMs) {
-      const key = holdKey(name, group!);
-      this.heldEnqueues.set(key, { hurries: this.hurries.get(key) ?? 0, at: Date.now() });
-    }
+    const held = this.held(name, group, startAfterMs);
     return {
       id: opts.id ?? randomUUID(),
       name,
@@ -209,7 +227,7 @@ export abstract class BaseJobQueue implements JobQueue {
       singletonKey: key,
       orderingKey,
       group,
-      startAfterMs: Math.max(startAfterMs, held ?? 0),
+      startAfterMs: Math.max(startAfterMs, held),
       maxAttempts,
     };
   }

@@ -8,6 +8,13 @@ import type { JobRetryPolicy } from '../retry/policy.ts';
 /** Queue names: what both backends accept (pg-boss's rule), at most 100 characters. */
 export const QUEUE_NAME = /^[\w.\-/]{1,100}$/;
 
+/** A queue's group, as one key (holds, the pacer's wakes). Queue names have no '|'; a group may. */
+export const holdKey = (name: string, group: string): string => `${name}|${group}`;
+export function splitHoldKey(key: string): [name: string, group: string] {
+  const i = key.indexOf('|');
+  return [key.slice(0, i), key.slice(i + 1)];
+}
+
 export function assertQueueName(name: string): void {
   if (typeof name !== 'string' || !QUEUE_NAME.test(name)) {
     throw new TypeError(`job queue name ${JSON.stringify(name)} must be 1-100 letters, digits, _ . - or /`);

@@ -79,10 +79,11 @@
 //    fetch at once may take its first and second, and pg-boss gives back whichever reaches the
 //    group's count last. Jobs without a group are each a group of their own.
 //
-// 10. Holds. `hold(name, group, ms)`: until `hurry(name, group)`, a job this process enqueues into
-//    that queue and group starts no sooner than `ms` after its enqueue. `hurry` makes the group's
-//    jobs that wait for their start time due, and is repeated at the notify() after the commit of a
-//    held job whose transaction was open while it ran (on PostgreSQL the hurry could not see it).
+// 10. Holds. `hold(name, group, ms)`: until `hurry(name, group)` (or `ms` after the hold, when no
+//    hurry comes), a job this process enqueues into that queue and group starts no sooner than `ms`
+//    after its enqueue. `hurry` makes the group's jobs that wait for their start time due, and is
+//    repeated at the notify() after the commit of a held job whose transaction was open while it ran
+//    (on PostgreSQL the hurry could not see it).
 //    Holds live in memory: after a restart a held job runs at its own time.
 //
 // NOT GUARANTEED: ordering between jobs without a shared ordering key; exactly-once execution (see 2); that
@@ -214,9 +215,9 @@ export interface JobQueue {
    */
   hurry(name: string, group: string): Promise<number>;
   /**
-   * Until hurry(name, group), a job enqueued into this queue and group in this process starts no
-   * sooner than `ms` after its enqueue (its time if no hurry comes: a restart forgets holds). For a
-   * group whose jobs would only find their resource spent and wait again (web/shopify/paced-jobs.ts):
+   * Until hurry(name, group), or for `ms` when none comes, a job enqueued into this queue and group in
+   * this process starts no sooner than `ms` after its enqueue (its time if no hurry comes: a restart
+   * forgets holds). For a group whose jobs would only find their resource spent and wait again (web/shopify/paced-jobs.ts):
    * they are not claimed to be put back. A hurry that ran while a held job's transaction was still
    * open is repeated for it at the notify() after its commit.
    */

@@ -4,6 +4,7 @@
 // so one shop's sale does not hold another shop's orders (docs/shopify-rate-limits.md).
 import type { Db, Tx } from '../db/client.ts';
 import type { Job, JobQueue } from '../jobs/queue.ts';
+import { holdKey } from '../jobs/policy.ts';
 import type { Logger } from '../ops/logger.ts';
 import { ShopifyBudgetWait } from './pacer.ts';
 
@@ -46,7 +47,7 @@ export function paced<T>(
       // Until then the group's new jobs are queued parked too: each would only defer like this one.
       if (parked) {
         ctx.queue.hold(name, group, MAX_PARK_MS);
-        e.whenRoom!(`${name}|${group}`, () => ctx.queue.hurry(name, group));
+        e.whenRoom!(holdKey(name, group), () => ctx.queue.hurry(name, group));
       }
       ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs, parked }, "the shop's Shopify API budget is spent; the job runs again when it pays");
     }
