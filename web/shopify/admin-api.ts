@@ -101,7 +101,7 @@ export function backoffWait(attempt: number): number {
 }
 
 /** Decides what a response means. `attempt` is 1-based, for the 5xx backoff. */
-export function classifyAdminResponse(status: number, retryAfter: string | null, body: GraphqlBody | null, attempt: number): Classified {
+export function classifyAdminResponse(status: number, retryAfter: string | string[] | null | undefined, body: GraphqlBody | null, attempt: number): Classified {
   if (status === 401) return { kind: 'refresh_token' };
   if (status === 429) return { kind: 'retry', waitMs: retryAfterMs(retryAfter) ?? 1_000, reason: 'HTTP 429' };
   if (status >= 500) return { kind: 'retry', waitMs: backoffWait(attempt), reason: `HTTP ${status}` };
@@ -119,7 +119,7 @@ export function classifyAdminResponse(status: number, retryAfter: string | null,
   return { kind: 'ok', data: body.data };
 }
 
-function retryAfterMs(v: string | null): number | null {
+function retryAfterMs(v: string | string[] | null | undefined): number | null {
   const ms = parseRetryAfter(v, Date.now());
   return ms === undefined ? null : Math.min(MAX_WAIT_MS, ms);
 }
@@ -200,7 +200,7 @@ export function createAdminApi(opts: AdminApiOptions): AdminApi {
           });
           const token = await opts.accessToken(shop, { force: forceToken });
           let status: number;
-          let retryAfter: string | null = null;
+          let retryAfter: string | string[] | undefined;
           let body: GraphqlBody | null = null;
           try {
             // undici's request, not fetch: no WHATWG Request, Headers and streams around each call (a sale makes thousands).
@@ -211,8 +211,7 @@ export function createAdminApi(opts: AdminApiOptions): AdminApi {
               signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
             });
             status = res.statusCode;
-            const ra = res.headers['retry-after'];
-            retryAfter = (Array.isArray(ra) ? ra[0] : ra) ?? null;
+            retryAfter = res.headers['retry-after'];
             body = (await res.body.json().catch(() => null)) as GraphqlBody | null;
           } catch (e) {
             throw new RetrySignal(`Shopify unreachable: ${(e as Error).message}`, { retryAfterMs: backoffWait(n), cause: e });
