@@ -17,6 +17,8 @@ const { quick, providers } = benchArgs();
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5));
 const RATES = (process.env.BENCH_RATES ?? (quick ? '20' : '50,200')).split(',').map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? (quick ? 4 : 32));
+/** How long the idle app's CPU is read before the load (an idle app's polls and timers). */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? (quick ? 1 : 30));
 const SHOP = 'bench.myshopify.com';
 const FLOOD = Number(process.env.BENCH_COURIER_FLOOD ?? 0);
 // Issue 24's targets: ≥ 30 % of the floor, p99 < 50 ms at 200/s, ≤ 1 ms CPU per request on SQLite.
@@ -91,7 +93,10 @@ for (const provider of providers) {
   const endpointPath = new URL((JSON.parse(cli(app.env, 'show', SHOP, '--json')) as { environments: { test: { webhookUrl: string } } }).environments.test.webhookUrl).pathname;
   await new Promise((r) => setTimeout(r, 2_000));
   const idleRss = rssMbOf(app.proc.child.pid);
-  console.log(`\n${provider}${FLOOD ? ` (with ${FLOOD} unsigned courier webhooks/s to ${endpointPath.slice(0, 30)}…)` : ''}; app idle RSS ${idleRss.toFixed(0)} MB`);
+  const idleCpuBefore = cpuMsOf(app.proc.child.pid);
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  const idleCpu = (cpuMsOf(app.proc.child.pid) - idleCpuBefore) / (IDLE_SECONDS * 10);
+  console.log(`\n${provider}${FLOOD ? ` (with ${FLOOD} unsigned courier webhooks/s to ${endpointPath.slice(0, 30)}…)` : ''}; app idle RSS ${idleRss.toFixed(0)} MB; idle CPU ${idleCpu.toFixed(2)} % of a core over ${IDLE_SECONDS} s`);
   const f = await measure(floorUrl, floor.child.pid, 'floor');
   const cpuBefore = cpuMsOf(app.proc.child.pid);
   const a = await measure(app.url, app.proc.child.pid, 'app', endpointPath);
@@ -118,6 +123,7 @@ for (const provider of providers) {
     { name: `${provider} floor CPU per request`, value: f.cpuPerRequest, unit: 'ms' },
     { name: `${provider} app CPU per intake request until the inbox drained`, value: cpuDrained, unit: 'ms' },
     { name: `${provider} app idle RSS`, value: idleRss, unit: 'MB', target: { op: '<', limit: 150 } },
+    { name: `${provider} app idle CPU`, value: idleCpu, unit: '% of a core' },
     { name: `${provider} lost`, value: Math.max(0, a.acked - recorded), unit: 'orders', target: { op: '==', limit: 0 } },
     { name: `${provider} duplicated`, value: Math.max(0, recorded - a.acked), unit: 'orders', target: { op: '==', limit: 0 } },
   );

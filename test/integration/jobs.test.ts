@@ -383,6 +383,27 @@ describe(`job queue on ${provider}`, () => {
     expect(started.slice(0, 3)).toEqual(['A1', 'B1', 'A2']);
   });
 
+  it.skipIf(pg)('SQLite: a delayed job and a retry of this instance run when they come due, however far its idle poll has backed off', async () => {
+    // A 5 s poll backs off to 40 s while idle: only the queue's own due times can start these in time.
+    const q = await newQueue(database, { pollIntervalMs: 5_000 });
+    const ran: string[] = [];
+    let failedOnce = false;
+    await q.work<{ label: string }>('due-wake', async (job) => {
+      if (job.data.label === 'retry' && !failedOnce) {
+        failedOnce = true;
+        throw new Error('first attempt fails'); // backoff 100 ms (FAST.defaults)
+      }
+      ran.push(job.data.label);
+    });
+    await q.start();
+    await sleep(300); // a pass or two that found nothing: the idle poll has grown past 5 s
+    await enqueueCommitted(q, 'due-wake', { label: 'delayed' }, { startAfterMs: 400 });
+    await enqueueCommitted(q, 'due-wake', { label: 'retry' });
+    q.notify();
+    await waitFor(async () => ran.length === 2, 'the delayed job and the retried one', 3_000);
+    expect(ran.sort()).toEqual(['delayed', 'retry']);
+  });
+
   it.skipIf(pg)("SQLite: a job without a group is not held behind another group's backlog of more than 100 that is at its share", async () => {
     const q = await newQueue();
     const started: string[] = [];

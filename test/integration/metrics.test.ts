@@ -42,7 +42,7 @@ describe('/metrics', () => {
     for (const line of text.split('\n').filter(Boolean)) {
       expect(line).toMatch(/^(# (HELP|TYPE) [a-zA-Z_:][\w:]* .*|[a-zA-Z_:][\w:]*(\{([a-zA-Z_]\w*="[^"]*",?)*\})? (-?[\d.]+(e[+-]?\d+)?|NaN|[+-]Inf))$/);
     }
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'sdd_inbox_pending', 'sdd_inbox_oldest_age_seconds']) {
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'sdd_inbox_pending', 'sdd_inbox_oldest_age_seconds', 'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']) {
       expect(text).toMatch(new RegExp(`^${name} `, 'm'));
     }
     expect(text).toContain('# TYPE sdd_intake_request_duration_seconds histogram');
@@ -70,6 +70,23 @@ describe('/metrics', () => {
     expect(sample(after, waits) - sample(before, waits)).toBe(1);
     // No shop domain in any label.
     expect(after).not.toContain('myshopify.com');
+  });
+
+  it('reports the event loop held up while it has work: nodejs_eventloop_lag_max_seconds past the 10 ms sampling interval', async () => {
+    const hold = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    await scrape(`Bearer ${TOKEN}`); // starts the figures afresh
+    // Busy for over a second (the sampler's check), then held 80 ms at a time.
+    const until = performance.now() + 2_500;
+    while (performance.now() < until) {
+      hold(80);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const text = await (await scrape(`Bearer ${TOKEN}`)).text();
+    expect(sample(text, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThan(0.04);
+    expect(sample(text, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(1);
   });
 
   it('labels courier calls by route shape, never by id', () => {

@@ -4,7 +4,9 @@ import {
   assertQueueName,
   bucketJobId,
   describeError,
+  DueTimes,
   MAX_ATTEMPTS_BY_WORKER,
+  nextPollMs,
   msUntilNextBucket,
   pgBossJobRetryLimit,
   pgBossQueueRetry,
@@ -204,4 +206,44 @@ describe('describeError / recordedErrorMessage', () => {
 describe('assertQueueName', () => {
   it.each(['dispatch', 'shopify.writeback', 'a/b-c_d'])('accepts %s', (n) => expect(() => assertQueueName(n)).not.toThrow());
   it.each(['', 'has space', 'colon:name', 'x'.repeat(101)])('rejects %j', (n) => expect(() => assertQueueName(n)).toThrow());
+});
+
+describe('nextPollMs (idle polls back off, work brings them back)', () => {
+  it.each([
+    // last, base, max, found → next
+    [250, 250, 2000, false, 500],
+    [500, 250, 2000, false, 1000],
+    [1000, 250, 2000, false, 2000],
+    [2000, 250, 2000, false, 2000],
+    [2000, 250, 2000, true, 250],
+    [250, 250, 2000, true, 250],
+    [100, 250, 2000, false, 250], // never below the base
+    [250, 250, 250, false, 250], // a max at the base: no backoff
+  ])('last %i, base %i, max %i, found %s → %i', (last, base, max, found, next) => {
+    expect(nextPollMs(last, base, max, found)).toBe(next);
+  });
+});
+
+describe('DueTimes (when delayed jobs of this process come due)', () => {
+  it('gives the earliest time after a pass, forgetting the ones the pass saw', () => {
+    const d = new DueTimes();
+    for (const t of [300, 100, 200, 200]) d.add(t);
+    expect(d.next(0)).toBe(100);
+    expect(d.next(100)).toBe(200);
+    expect(d.size).toBe(3);
+    expect(d.next(250)).toBe(300);
+    expect(d.next(300)).toBe(Infinity);
+    expect(d.size).toBe(0);
+  });
+
+  it('keeps at most its limit, dropping the latest', () => {
+    const d = new DueTimes(2);
+    d.add(30);
+    d.add(10);
+    d.add(40); // beyond the limit and later than both: not kept
+    d.add(20); // earlier: kept, 30 dropped
+    expect(d.size).toBe(2);
+    expect(d.next(10)).toBe(20);
+    expect(d.next(20)).toBe(Infinity);
+  });
 });

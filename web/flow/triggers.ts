@@ -21,12 +21,15 @@ import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { sendFlowTrigger } from '../shopify/operations.ts';
 import { paced } from '../shopify/paced-jobs.ts';
+import { nextPollMs } from '../jobs/policy.ts';
 import { buildTriggerPayload, skipReason } from './payloads.ts';
 
 export const FLOW_TRIGGER_RETRY = { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 };
-/** How often the relay looks for triggers written since (one indexed read). */
+/** How often the relay looks for triggers written since (one indexed read), while passes find some; see FLOW_RELAY_IDLE_LIMIT. */
 export const FLOW_RELAY_INTERVAL_MS = 1_000;
 const RELAY_BATCH = 50;
+/** While passes find nothing, the relay reads at most this many intervals apart (1 s → 4 s). */
+const FLOW_RELAY_IDLE_LIMIT = 4;
 
 /** Queues a send job for each pending outbox row; returns how many. */
 export async function relayFlowTriggers(ctx: AppContext): Promise<number> {
@@ -48,18 +51,26 @@ export async function relayFlowTriggers(ctx: AppContext): Promise<number> {
 /** The relay loop of a worker process; stop() waits for a pass under way. */
 export function startFlowRelay(ctx: AppContext, intervalMs = FLOW_RELAY_INTERVAL_MS): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
+  let stopped = false;
+  let waitMs = intervalMs;
+  let timer: NodeJS.Timeout;
+  const pass = () => {
+    let found = true;
     running = relayFlowTriggers(ctx)
+      .then((n) => (found = n > 0))
       .catch((e) => ctx.log.error({ err: errorMessage(e) }, 'flow triggers: relay pass failed'))
-      .finally(() => (busy = false));
-  }, intervalMs);
-  timer.unref();
+      .finally(() => {
+        if (stopped) return;
+        // A quiet outbox is read less often, up to FLOW_RELAY_IDLE_LIMIT× the interval.
+        waitMs = nextPollMs(waitMs, intervalMs, intervalMs * FLOW_RELAY_IDLE_LIMIT, found);
+        timer = setTimeout(pass, waitMs).unref();
+      });
+  };
+  timer = setTimeout(pass, intervalMs).unref();
   return {
     async stop() {
-      clearInterval(timer);
+      stopped = true;
+      clearTimeout(timer);
       await running;
     },
   };

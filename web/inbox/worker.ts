@@ -25,13 +25,14 @@ import { dbTime, rawTime } from '../db/raw-sql.ts';
 import { claimOneSql, claimSql, depthSql, dueSql, markDone, markFailed, pruneSql, type InboxRow } from './sql.ts';
 import { processShopifyWebhook, UnprocessableWebhook, type TopicHandlers } from './shopify.ts';
 import { inboxMetrics } from '../ops/metrics.ts';
+import { nextPollMs } from '../jobs/policy.ts';
 
 export interface InboxOptions {
   /** Rows claimed per transaction (default 50). */
   batchSize?: number;
   /** Stop adding rows to a batch after this long, so intake's inserts wait little for SQLite's writer (default 10 ms: 25 gave a p99 of 76–115 ms at 200 req/s, 10 gives 22). */
   batchMs?: number;
-  /** How often an idle worker looks for due rows (default 500 ms); notify() wakes it at once. */
+  /** How often the worker looks for due rows while it finds some (default 500 ms; up to 4× that while it finds none); notify() wakes it at once. */
   pollIntervalMs?: number;
   /** Attempts before a row that keeps failing is left to the operator (default 10). */
   maxAttempts?: number;
@@ -53,6 +54,8 @@ type RowResult = { ok: true; outcome: string | null } | { ok: false; permanent: 
 
 const TX = { maxWait: 15_000, timeout: 60_000 };
 const PRUNE_EVERY_MS = 10 * 60_000;
+/** An idle inbox polls at most this many times slower than pollIntervalMs (500 ms → 2 s); the routes wake it. */
+const IDLE_POLL_LIMIT = 4;
 /**
  * The pause after a batch. While webhooks arrive (intake-first's `busy`, either route), twice the
  * batch's time, at most 200 ms: intake has the process (and SQLite's one writer) two thirds of
@@ -73,6 +76,9 @@ export class InboxWorker {
   readonly #batchSize: number;
   readonly #batchMs: number;
   readonly #pollMs: number;
+  /** The wait before the next poll: #pollMs while passes find rows, up to IDLE_POLL_LIMIT× that while they find none. */
+  #idleMs: number;
+  #found = false;
   readonly #maxAttempts: number;
   readonly #keepDoneMs: number;
   #running = false;
@@ -87,6 +93,7 @@ export class InboxWorker {
     this.#batchSize = opts.batchSize ?? 50;
     this.#batchMs = opts.batchMs ?? 10;
     this.#pollMs = opts.pollIntervalMs ?? 500;
+    this.#idleMs = this.#pollMs;
     this.#maxAttempts = opts.maxAttempts ?? 10;
     this.#keepDoneMs = opts.keepDoneMs ?? 7 * 24 * 3_600_000;
   }
@@ -102,6 +109,11 @@ export class InboxWorker {
 
   /** Wakes the worker (the Shopify route, after each insert commits). */
   notify(): void {
+    this.#idleMs = this.#pollMs;
+    this.#wake();
+  }
+
+  #wake(): void {
     if (!this.#running) return;
     if (this.#pass) {
       this.#again = true;
@@ -114,8 +126,11 @@ export class InboxWorker {
       if (!this.#running) return;
       if (this.#again) {
         this.#again = false;
-        this.notify();
-      } else this.#timer = setTimeout(() => this.notify(), this.#pollMs);
+        this.#wake();
+      } else {
+        this.#idleMs = nextPollMs(this.#idleMs, this.#pollMs, this.#pollMs * IDLE_POLL_LIMIT, this.#found);
+        this.#timer = setTimeout(() => this.#wake(), this.#idleMs);
+      }
     });
   }
 
@@ -132,6 +147,7 @@ export class InboxWorker {
   }
 
   async #loop(): Promise<void> {
+    this.#found = false;
     try {
       // Until the inbox is empty. better-sqlite3 answers synchronously, so a batch is one long
       // run of microtasks: the worker yields to I/O between rows and between batches, and while
@@ -141,6 +157,7 @@ export class InboxWorker {
         const started = performance.now();
         const claimed = await this.drainOnce();
         if (!this.#running || claimed === 0) break;
+        this.#found = true;
         const pause = pauseAfterBatchMs(performance.now() - started, this.#ctx.intake?.busy ?? false);
         await new Promise((r) => (pause === null ? setImmediate(r) : setTimeout(r, pause)));
       }

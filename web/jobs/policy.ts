@@ -122,3 +122,54 @@ export function recordedErrorMessage(recorded: unknown): string | null {
   }
   return Object.keys(o).length ? describeError(o) : null;
 }
+
+/**
+ * The wait before the next poll of an idle loop (the SQLite queue, the inbox, the Flow relay).
+ * After a pass that found work, the base interval; after one that found nothing, twice the last
+ * wait, up to `maxMs`. Work this process creates wakes the loop itself, so the idle polls are for
+ * other processes' work and rows due by time: an idle app's polls were about half its CPU
+ * (docs/benchmarks.md, twenty-third session).
+ */
+export function nextPollMs(lastMs: number, baseMs: number, maxMs: number, found: boolean): number {
+  return found ? baseMs : Math.min(maxMs, Math.max(baseMs, lastMs * 2));
+}
+
+/**
+ * When jobs this process enqueued (or retried) with a delay come due, so the queue wakes then
+ * instead of waiting for an idle poll. Ascending; at most `limit` kept (the latest are dropped,
+ * and an idle poll finds those).
+ */
+export class DueTimes {
+  readonly #times: number[] = [];
+  readonly limit: number;
+  constructor(limit = 1024) {
+    this.limit = limit;
+  }
+
+  add(at: number): void {
+    const t = this.#times;
+    let lo = 0;
+    let hi = t.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (t[mid]! <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= this.limit) return;
+    t.splice(lo, 0, at);
+    if (t.length > this.limit) t.pop();
+  }
+
+  /** Forgets the times a claim that started at `passedAt` has seen; the earliest left, or Infinity. */
+  next(passedAt: number): number {
+    const t = this.#times;
+    let n = 0;
+    while (n < t.length && t[n]! <= passedAt) n++;
+    if (n > 0) t.splice(0, n);
+    return t[0] ?? Infinity;
+  }
+
+  get size(): number {
+    return this.#times.length;
+  }
+}

@@ -13,7 +13,9 @@
 //    transaction commits. A webhook handler records its Delivery row and its
 //    dispatch job in one transaction; a rollback leaves neither. Call
 //    `notify()` after the commit so a local worker picks the job up at once
-//    (otherwise it waits for the next poll).
+//    (otherwise it waits for the next poll: on SQLite pollIntervalMs, growing to
+//    8× that while passes find nothing; a job this process enqueues or retries
+//    with a delay wakes the queue when it comes due, whatever the poll's wait).
 //        const id = await db.$transaction(async (tx) => {
 //          const d = await tx.delivery.create({ data });
 //          return queue.enqueue(tx, 'dispatch', { deliveryId: d.id });

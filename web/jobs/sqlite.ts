@@ -29,14 +29,14 @@
 import { hostname } from 'node:os';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
-import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
+import { describeError, DueTimes, MAX_ATTEMPTS_BY_WORKER, nextPollMs, resolveMaxAttempts } from './policy.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
 import { claimBinds, claimJobs, dueQueues, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
-  /** How often idle workers look for due jobs (default 250 ms); notify() wakes them at once. */
+  /** How often workers look for due jobs while they find some (default 250 ms; up to 8× that while they find none); notify() wakes them at once. */
   pollIntervalMs?: number;
   /** Claim lease, renewed while the handler runs (default 60 s). */
   leaseMs?: number;
@@ -64,6 +64,8 @@ interface InFlight {
 
 const DAY = 24 * 60 * 60_000;
 const CLEANUP_EVERY_MS = 10 * 60_000;
+/** An idle queue polls at most this many times slower than pollIntervalMs (250 ms → 2 s). */
+const IDLE_POLL_LIMIT = 8;
 const TX = { maxWait: 15_000, timeout: 15_000 };
 
 export class SqliteJobQueue extends BaseJobQueue {
@@ -95,6 +97,13 @@ export class SqliteJobQueue extends BaseJobQueue {
   private readonly unstalls = new Map<string, number>();
   /** Queues this instance enqueued into since its last notify(). */
   private readonly fresh = new Set<string>();
+  /** The wait before the next poll: pollIntervalMs while passes find work, growing to IDLE_POLL_LIMIT× that while they find none. */
+  private pollMs: number;
+  /** When jobs this instance enqueued or retried with a delay come due: a pass runs then, whatever the poll's wait. */
+  private readonly dueTimes = new DueTimes();
+  private lastPassAt = 0;
+  /** When pollTimer fires. */
+  private pollAt = 0;
   private lastSweep = 0;
   private lastUnstallAll = 0;
   private lastDeadSweep = 0;
@@ -104,6 +113,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     if (database.provider !== 'sqlite') throw new Error('SqliteJobQueue needs a SQLite database');
     this.owner = `${opts.instanceId ?? 'jobs'}@${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
     this.pollIntervalMs = opts.pollIntervalMs ?? 250;
+    this.pollMs = this.pollIntervalMs;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.keepCompletedMs = opts.keepCompletedMs ?? 7 * DAY;
     this.keepFailedMs = opts.keepFailedMs ?? 30 * DAY;
@@ -138,6 +148,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       req.singletonKey,
     );
     if (inserted !== 1) return null;
+    if (req.startAfterMs > 0) this.dueAt(now + req.startAfterMs);
     this.fresh.add(req.name);
     this.maybeMore = true; // due once its transaction commits; the next freed slot or notify() claims it
     return req.id;
@@ -154,6 +165,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   private notifyQueue(name: string): void {
     this.unstall(name);
     this.maybeMore = true;
+    this.pollMs = this.pollIntervalMs;
     this.wake();
   }
 
@@ -216,6 +228,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     for (const name of this.fresh) this.unstall(name);
     this.fresh.clear();
     this.maybeMore = true;
+    this.pollMs = this.pollIntervalMs;
     this.wake();
   }
 
@@ -271,9 +284,23 @@ export class SqliteJobQueue extends BaseJobQueue {
           this.tickAgain = false;
           this.wake();
         } else {
-          this.pollTimer = setTimeout(() => this.wake(), this.pollIntervalMs);
+          this.armPoll(Math.min(Date.now() + this.pollMs, this.dueTimes.next(this.lastPassAt)));
         }
       });
+  }
+
+  /** The next pass at `at` (ms), unless one is due sooner or running. */
+  private armPoll(at: number): void {
+    if (this.pollTimer && this.pollAt <= at) return;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollAt = at;
+    this.pollTimer = setTimeout(() => this.wake(), Math.max(0, at - Date.now()));
+  }
+
+  /** A job of this instance comes due at `at`: a pass runs then (one in progress sets its own timer after it). */
+  private dueAt(at: number): void {
+    this.dueTimes.add(at);
+    if (this.claiming && !this.tickPromise) this.armPoll(at);
   }
 
   private unstall(name: string): void {
@@ -288,6 +315,17 @@ export class SqliteJobQueue extends BaseJobQueue {
 
   private async claimPass(): Promise<void> {
     const now = Date.now();
+    this.lastPassAt = now;
+    let found = true;
+    try {
+      found = await this.claimOnce(now);
+    } finally {
+      this.pollMs = nextPollMs(this.pollMs, this.pollIntervalMs, this.pollIntervalMs * IDLE_POLL_LIMIT, found);
+    }
+  }
+
+  /** One claim pass; false when it found no due job at all (the next poll may wait longer). */
+  private async claimOnce(now: number): Promise<boolean> {
     if (now - this.lastUnstallAll >= this.pollIntervalMs) this.unstallAll();
     if (now - this.lastSweep >= this.leaseMs / 2) {
       this.lastSweep = now;
@@ -309,7 +347,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     }
     this.maybeMore = wanted.length < this.registrations.size;
     const unstalls = new Map(wanted.map((w) => [w.reg.name, this.unstalls.get(w.reg.name) ?? 0]));
-    if (!this.claiming || wanted.length === 0) return;
+    if (!this.claiming || wanted.length === 0) return true;
     const at = Date.now();
     // No transaction: the claim is one statement that checks everything again, and a plain statement
     // takes the connection's lock for itself (web/db/client.ts); BEGIN and COMMIT were two more.
@@ -336,6 +374,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     if (this.stalled.size > 0) this.maybeMore = true;
     const byName = new Map(wanted.map((w) => [w.reg.name, w.reg]));
     for (const row of rows) this.launch(byName.get(row.queue)!, row);
+    return due.size > 0 || this.inFlight.size > 0;
   }
 
   private launch(reg: Registration, row: ClaimedRow): void {
@@ -378,6 +417,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   private async settle(job: Job, outcome: Exclude<Outcome, { kind: 'abandoned' }>): Promise<void> {
     const now = Date.now();
     const { sql, args } = outcomeUpdate(outcome, now);
+    if (outcome.kind === 'retry') this.dueAt(now + outcome.delayMs);
     // One statement, autocommit: no interactive transaction around it.
     const changed = await this.database.db.$executeRawUnsafe(sql, ...args, job.id, this.owner, job.attempt);
     if (changed !== 1) this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, 'job was given back before its outcome was stored');

@@ -6,12 +6,34 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { LoopDelayMonitor } from './event-loop.ts';
 
 export const registry = new Registry();
-// process_cpu_seconds_total, process_resident_memory_bytes, heap and event-loop lag. The lag is sampled at
-// prom-client's default 10 ms: 100 ms cut an idle app's CPU (0.87 → 0.60 % of a core), but the lag
-// figures include the sampling interval, so an idle loop would read 0.1 s (docs/benchmarks.md, twentieth session).
-collectDefaultMetrics({ register: registry });
+// process_cpu_seconds_total, process_resident_memory_bytes, heap and event-loop lag. prom-client's own lag
+// sampler runs every 10 ms for ever (about a quarter of an idle app's CPU); it is given an interval it never
+// reaches and its gauges are replaced by the same names over ./event-loop.ts, which samples only while the
+// loop has work (docs/benchmarks.md, twenty-third session).
+collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 2 ** 31 - 1 });
+const LAG = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'] as const;
+for (const n of ['', ...LAG.map((k) => `_${k}`)]) registry.removeSingleMetric(`nodejs_eventloop_lag${n}_seconds`);
+const loopDelay = new LoopDelayMonitor();
+new Gauge({
+  name: 'nodejs_eventloop_lag_seconds',
+  help: 'Lag of event loop in seconds (a setImmediate at the scrape).',
+  registers: [registry],
+  // This one gauge's collect sets them all (read after it), as prom-client's did.
+  async collect() {
+    const d = loopDelay.read();
+    for (const k of LAG) lagGauges[k].set(d[k]);
+    const start = performance.now();
+    await new Promise((r) => setImmediate(r));
+    this.set((performance.now() - start) / 1000);
+  },
+});
+// Registered after the gauge whose collect sets them: a scrape reads metrics in registration order.
+const lagGauges = Object.fromEntries(
+  LAG.map((k) => [k, new Gauge({ name: `nodejs_eventloop_lag_${k}_seconds`, help: `Event loop delay since the last scrape, ${k}, in seconds past the 10 ms sampling interval (sampled while the loop has work).`, registers: [registry] })]),
+) as Record<(typeof LAG)[number], Gauge>;
 
 const intakeSeconds = new Histogram({
   name: 'sdd_intake_request_duration_seconds',
