@@ -21,7 +21,7 @@ import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { sendFlowTrigger } from '../shopify/operations.ts';
 import { paced } from '../shopify/paced-jobs.ts';
-import { nextPollMs } from '../jobs/policy.ts';
+import { PollLoop } from '../jobs/poll-loop.ts';
 import { buildTriggerPayload, skipReason } from './payloads.ts';
 
 export const FLOW_TRIGGER_RETRY = { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 };
@@ -50,30 +50,15 @@ export async function relayFlowTriggers(ctx: AppContext): Promise<number> {
 
 /** The relay loop of a worker process; stop() waits for a pass under way. */
 export function startFlowRelay(ctx: AppContext, intervalMs = FLOW_RELAY_INTERVAL_MS): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  let waitMs = intervalMs;
-  let timer: NodeJS.Timeout;
-  const pass = () => {
-    let found = true;
-    running = relayFlowTriggers(ctx)
-      .then((n) => (found = n > 0))
-      .catch((e) => ctx.log.error({ err: errorMessage(e) }, 'flow triggers: relay pass failed'))
-      .finally(() => {
-        if (stopped) return;
-        // A quiet outbox is read less often, up to FLOW_RELAY_IDLE_LIMIT× the interval.
-        waitMs = nextPollMs(waitMs, intervalMs, intervalMs * FLOW_RELAY_IDLE_LIMIT, found);
-        timer = setTimeout(pass, waitMs).unref();
-      });
-  };
-  timer = setTimeout(pass, intervalMs).unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  const loop = new PollLoop({
+    baseMs: intervalMs,
+    limit: FLOW_RELAY_IDLE_LIMIT, // a quiet outbox is read less often
+    pass: async () => (await relayFlowTriggers(ctx)) > 0,
+    onError: (e) => ctx.log.error({ err: errorMessage(e) }, 'flow triggers: relay pass failed'),
+    unref: true,
+  });
+  loop.start();
+  return loop;
 }
 
 async function finish(ctx: AppContext, id: string, state: 'sent' | 'skipped' | 'failed', outcome: string | null): Promise<void> {

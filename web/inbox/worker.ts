@@ -25,7 +25,7 @@ import { dbTime, rawTime } from '../db/raw-sql.ts';
 import { claimOneSql, claimSql, depthSql, dueSql, markDone, markFailed, pruneSql, type InboxRow } from './sql.ts';
 import { processShopifyWebhook, UnprocessableWebhook, type TopicHandlers } from './shopify.ts';
 import { inboxMetrics } from '../ops/metrics.ts';
-import { nextPollMs } from '../jobs/policy.ts';
+import { PollLoop } from '../jobs/poll-loop.ts';
 
 export interface InboxOptions {
   /** Rows claimed per transaction (default 50). */
@@ -75,16 +75,10 @@ export class InboxWorker {
   readonly #handlers: TopicHandlers;
   readonly #batchSize: number;
   readonly #batchMs: number;
-  readonly #pollMs: number;
-  /** The wait before the next poll: #pollMs while passes find rows, up to IDLE_POLL_LIMIT× that while they find none. */
-  #idleMs: number;
-  #found = false;
+  /** Passes: woken by the routes (notify), polling up to IDLE_POLL_LIMIT× slower while they find no rows. */
+  readonly #loop: PollLoop;
   readonly #maxAttempts: number;
   readonly #keepDoneMs: number;
-  #running = false;
-  #timer: NodeJS.Timeout | null = null;
-  #pass: Promise<void> | null = null;
-  #again = false;
   #lastPrune = 0;
 
   constructor(ctx: Ctx, handlers: TopicHandlers, opts: InboxOptions = {}) {
@@ -92,8 +86,12 @@ export class InboxWorker {
     this.#handlers = handlers;
     this.#batchSize = opts.batchSize ?? 50;
     this.#batchMs = opts.batchMs ?? 10;
-    this.#pollMs = opts.pollIntervalMs ?? 500;
-    this.#idleMs = this.#pollMs;
+    this.#loop = new PollLoop({
+      baseMs: opts.pollIntervalMs ?? 500,
+      limit: IDLE_POLL_LIMIT,
+      pass: () => this.#drain(),
+      onError: (e) => this.#ctx.log.warn({ err: errorMessage(e) }, 'inbox pass failed; retrying at the next poll'),
+    });
     this.#maxAttempts = opts.maxAttempts ?? 10;
     this.#keepDoneMs = opts.keepDoneMs ?? 7 * 24 * 3_600_000;
   }
@@ -103,68 +101,41 @@ export class InboxWorker {
   }
 
   start(): void {
-    this.#running = true;
-    this.notify();
+    this.#loop.start();
+    this.#loop.wake();
   }
 
   /** Wakes the worker (the Shopify route, after each insert commits). */
   notify(): void {
-    this.#idleMs = this.#pollMs;
-    this.#wake();
-  }
-
-  #wake(): void {
-    if (!this.#running) return;
-    if (this.#pass) {
-      this.#again = true;
-      return;
-    }
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    this.#pass = this.#loop().finally(() => {
-      this.#pass = null;
-      if (!this.#running) return;
-      if (this.#again) {
-        this.#again = false;
-        this.#wake();
-      } else {
-        this.#idleMs = nextPollMs(this.#idleMs, this.#pollMs, this.#pollMs * IDLE_POLL_LIMIT, this.#found);
-        this.#timer = setTimeout(() => this.#wake(), this.#idleMs);
-      }
-    });
+    this.#loop.notify();
   }
 
   /** Resolves once no pass is running (tests: everything due has been processed, after-commit steps included). */
-  async idle(): Promise<void> {
-    while (this.#pass) await this.#pass;
+  idle(): Promise<void> {
+    return this.#loop.idle();
   }
 
-  async stop(): Promise<void> {
-    this.#running = false;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.idle();
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
-  async #loop(): Promise<void> {
-    this.#found = false;
-    try {
-      // Until the inbox is empty. better-sqlite3 answers synchronously, so a batch is one long
-      // run of microtasks: the worker yields to I/O between rows and between batches, and while
-      // webhooks are arriving it leaves the process (and SQLite's one writer) to intake two thirds
-      // of the time. A burst is acknowledged at once and drained at the pace left over.
-      for (;;) {
-        const started = performance.now();
-        const claimed = await this.drainOnce();
-        if (!this.#running || claimed === 0) break;
-        this.#found = true;
-        const pause = pauseAfterBatchMs(performance.now() - started, this.#ctx.intake?.busy ?? false);
-        await new Promise((r) => (pause === null ? setImmediate(r) : setTimeout(r, pause)));
-      }
-      if (this.#ctx.now() - this.#lastPrune >= PRUNE_EVERY_MS) await this.#prune();
-    } catch (e) {
-      this.#ctx.log.warn({ err: errorMessage(e) }, 'inbox pass failed; retrying at the next poll');
+  /** One pass: batches until the inbox has no due row; whether it claimed any. */
+  async #drain(): Promise<boolean> {
+    let found = false;
+    // Until the inbox is empty. better-sqlite3 answers synchronously, so a batch is one long
+    // run of microtasks: the worker yields to I/O between rows and between batches, and while
+    // webhooks are arriving it leaves the process (and SQLite's one writer) to intake two thirds
+    // of the time. A burst is acknowledged at once and drained at the pace left over.
+    for (;;) {
+      const started = performance.now();
+      const claimed = await this.drainOnce();
+      if (!this.#loop.running || claimed === 0) break;
+      found = true;
+      const pause = pauseAfterBatchMs(performance.now() - started, this.#ctx.intake?.busy ?? false);
+      await new Promise((r) => (pause === null ? setImmediate(r) : setTimeout(r, pause)));
     }
+    if (this.#ctx.now() - this.#lastPrune >= PRUNE_EVERY_MS) await this.#prune();
+    return found;
   }
 
   /** One batch: claims due rows, processes them, returns how many were claimed. */

@@ -29,7 +29,8 @@
 import { hostname } from 'node:os';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
-import { describeError, DueTimes, MAX_ATTEMPTS_BY_WORKER, nextPollMs, resolveMaxAttempts } from './policy.ts';
+import { describeError, DueTimes, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
+import { PollLoop } from './poll-loop.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
 import { claimBinds, claimJobs, dueQueues, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
@@ -78,12 +79,10 @@ export class SqliteJobQueue extends BaseJobQueue {
   private readonly keepFailedMs: number;
   private readonly inFlight = new Map<string, InFlight>();
   private readonly running = new Map<string, number>();
-  private claiming = false;
-  private pollTimer: NodeJS.Timeout | null = null;
+  /** Claim passes: woken by enqueues, freed slots and notify(); polls back off while they find nothing. */
+  private readonly loop: PollLoop;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private cleanupTimer: NodeJS.Timeout | null = null;
-  private tickPromise: Promise<void> | null = null;
-  private tickAgain = false;
   /** The last pass may have left due jobs behind (a queue was full, or got all it asked for). */
   private maybeMore = true;
   /**
@@ -97,13 +96,8 @@ export class SqliteJobQueue extends BaseJobQueue {
   private readonly unstalls = new Map<string, number>();
   /** Queues this instance enqueued into since its last notify(). */
   private readonly fresh = new Set<string>();
-  /** The wait before the next poll: pollIntervalMs while passes find work, growing to IDLE_POLL_LIMIT× that while they find none. */
-  private pollMs: number;
   /** When jobs this instance enqueued or retried with a delay come due: a pass runs then, whatever the poll's wait. */
   private readonly dueTimes = new DueTimes();
-  private lastPassAt = 0;
-  /** When pollTimer fires. */
-  private pollAt = 0;
   private lastSweep = 0;
   private lastUnstallAll = 0;
   private lastDeadSweep = 0;
@@ -113,12 +107,20 @@ export class SqliteJobQueue extends BaseJobQueue {
     if (database.provider !== 'sqlite') throw new Error('SqliteJobQueue needs a SQLite database');
     this.owner = `${opts.instanceId ?? 'jobs'}@${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
     this.pollIntervalMs = opts.pollIntervalMs ?? 250;
-    this.pollMs = this.pollIntervalMs;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.keepCompletedMs = opts.keepCompletedMs ?? 7 * DAY;
     this.keepFailedMs = opts.keepFailedMs ?? 30 * DAY;
     if (!(this.pollIntervalMs >= 10)) throw new RangeError('pollIntervalMs must be >= 10');
     if (!(this.leaseMs >= 100)) throw new RangeError('leaseMs must be >= 100');
+    this.loop = new PollLoop({
+      baseMs: this.pollIntervalMs,
+      limit: IDLE_POLL_LIMIT,
+      pass: (startedAt) => this.claimOnce(startedAt),
+      onError: (e) => {
+        if (this.loop.running) this.log.warn({ err: describeError(e) }, 'job claim failed; retrying at the next poll');
+      },
+      nextDue: (passStartedAt) => this.dueTimes.next(passStartedAt),
+    });
   }
 
   private tx<R>(fn: (tx: Tx) => Promise<R>): Promise<R> {
@@ -165,8 +167,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   private notifyQueue(name: string): void {
     this.unstall(name);
     this.maybeMore = true;
-    this.pollMs = this.pollIntervalMs;
-    this.wake();
+    this.loop.notify();
   }
 
   async getJob(name: string, id: string): Promise<JobInfo | null> {
@@ -212,33 +213,29 @@ export class SqliteJobQueue extends BaseJobQueue {
       throw e;
     }
     if (this.isStopping()) return;
-    this.claiming = true;
+    this.loop.start();
     const beat = Math.max(50, Math.floor(this.leaseMs / 3));
     this.heartbeatTimer = setInterval(() => void this.renewLeases(), beat);
     this.cleanupTimer = setInterval(() => void this.cleanup(), CLEANUP_EVERY_MS);
     void this.cleanup();
-    this.wake();
+    this.loop.wake();
   }
 
   protected async startWorker(_reg: Registration): Promise<void> {
-    this.wake();
+    this.loop.wake();
   }
 
   protected notifyBackend(): void {
     for (const name of this.fresh) this.unstall(name);
     this.fresh.clear();
     this.maybeMore = true;
-    this.pollMs = this.pollIntervalMs;
-    this.wake();
+    this.loop.notify();
   }
 
   protected async stopBackend(graceMs: number): Promise<void> {
-    this.claiming = false;
-    if (this.pollTimer) clearTimeout(this.pollTimer);
-    this.pollTimer = null;
     if (this.cleanupTimer) clearInterval(this.cleanupTimer);
     // A claim in progress finishes and launches what it claimed, so it is waited for below.
-    if (this.tickPromise) await this.tickPromise.catch(() => {});
+    await this.loop.stop();
     const pending = [...this.inFlight.values()].map((f) => f.promise);
     if (pending.length > 0 && graceMs > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -264,43 +261,10 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   // ---- the claim loop ----
-  /** Runs a claim pass now, or right after the one in progress. */
-  private wake(): void {
-    if (!this.claiming) return;
-    if (this.tickPromise) {
-      this.tickAgain = true;
-      return;
-    }
-    if (this.pollTimer) clearTimeout(this.pollTimer);
-    this.pollTimer = null;
-    this.tickPromise = this.claimPass()
-      .catch((e) => {
-        if (this.claiming) this.log.warn({ err: describeError(e) }, 'job claim failed; retrying at the next poll');
-      })
-      .finally(() => {
-        this.tickPromise = null;
-        if (!this.claiming) return;
-        if (this.tickAgain) {
-          this.tickAgain = false;
-          this.wake();
-        } else {
-          this.armPoll(Math.min(Date.now() + this.pollMs, this.dueTimes.next(this.lastPassAt)));
-        }
-      });
-  }
-
-  /** The next pass at `at` (ms), unless one is due sooner or running. */
-  private armPoll(at: number): void {
-    if (this.pollTimer && this.pollAt <= at) return;
-    if (this.pollTimer) clearTimeout(this.pollTimer);
-    this.pollAt = at;
-    this.pollTimer = setTimeout(() => this.wake(), Math.max(0, at - Date.now()));
-  }
-
   /** A job of this instance comes due at `at`: a pass runs then (one in progress sets its own timer after it). */
   private dueAt(at: number): void {
     this.dueTimes.add(at);
-    if (this.claiming && !this.tickPromise) this.armPoll(at);
+    this.loop.at(at);
   }
 
   private unstall(name: string): void {
@@ -311,17 +275,6 @@ export class SqliteJobQueue extends BaseJobQueue {
   private unstallAll(): void {
     this.lastUnstallAll = Date.now();
     for (const name of this.registrations.keys()) this.unstall(name);
-  }
-
-  private async claimPass(): Promise<void> {
-    const now = Date.now();
-    this.lastPassAt = now;
-    let found = true;
-    try {
-      found = await this.claimOnce(now);
-    } finally {
-      this.pollMs = nextPollMs(this.pollMs, this.pollIntervalMs, this.pollIntervalMs * IDLE_POLL_LIMIT, found);
-    }
   }
 
   /** One claim pass; false when it found no due job at all (the next poll may wait longer). */
@@ -347,7 +300,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     }
     this.maybeMore = wanted.length < this.registrations.size;
     const unstalls = new Map(wanted.map((w) => [w.reg.name, this.unstalls.get(w.reg.name) ?? 0]));
-    if (!this.claiming || wanted.length === 0) return true;
+    if (!this.loop.running || wanted.length === 0) return true;
     const at = Date.now();
     // No transaction: the claim is one statement that checks everything again, and a plain statement
     // takes the connection's lock for itself (web/db/client.ts); BEGIN and COMMIT were two more.
@@ -409,7 +362,7 @@ export class SqliteJobQueue extends BaseJobQueue {
         this.running.set(reg.name, (this.running.get(reg.name) ?? 1) - 1);
         this.unstall(reg.name); // a group's share or an ordering key may have come free
         // A freed slot needs a claim now only if jobs may be waiting; otherwise the poll finds new ones.
-        if (this.maybeMore) this.wake();
+        if (this.maybeMore) this.loop.wake();
       });
     this.inFlight.set(job.id, entry);
   }
@@ -450,7 +403,7 @@ export class SqliteJobQueue extends BaseJobQueue {
         ),
       );
     } catch (e) {
-      if (this.claiming) this.log.warn({ err: describeError(e) }, 'could not renew job leases');
+      if (this.loop.running) this.log.warn({ err: describeError(e) }, 'could not renew job leases');
     }
   }
 
@@ -499,7 +452,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       );
       if (n > 0) this.log.info({ count: n }, 'deleted old finished jobs');
     } catch (e) {
-      if (this.claiming) this.log.warn({ err: describeError(e) }, 'could not delete old finished jobs');
+      if (this.loop.running) this.log.warn({ err: describeError(e) }, 'could not delete old finished jobs');
     }
   }
 }
