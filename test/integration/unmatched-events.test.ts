@@ -49,7 +49,9 @@ describe('unmatched courier events', () => {
     const first = list.body.events.find((e: any) => e.eventId === a);
     expect(first).toMatchObject({ environment: 'test', deliveryRef: 'delivery_secret_1', status: 'driver_assigned', raw: { id: a, data: { delivery_id: 'delivery_secret_1' } } });
     expect(first.triedIds).toContain('delivery_secret_1');
-    expect(first.triedIds).toContain(d.courierOrderId);
+    // The booked order was read to learn its ids, once, by whichever of the three events ran first
+    // (different delivery ids run concurrently; a CI run saw the noise event read it first).
+    expect(list.body.events.flatMap((e: any) => e.triedIds)).toContain(d.courierOrderId);
     expect(new Date(first.receivedAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect((await api.get('/api/deliveries')).body.unmatchedEvents).toBe(3);
     // Another shop sees none of them.
