@@ -60,18 +60,31 @@ describe('PollLoop', () => {
     await loop.stop();
   });
 
-  it('at(t) runs a pass by t however far the wait has grown, and nextDue sets the pass after one', async () => {
-    const due = [750];
-    const { loop, passes } = loopOf({ nextDue: (since) => due.find((t) => t > since) ?? Infinity });
+  it('at(t) runs a pass by t however far the wait has grown, also when t was recorded during a pass or before start()', async () => {
+    let loop!: PollLoop;
+    const r = loopOf({ answer: (n) => { if (n === 1) loop.at(750); return false; } }); // recorded during the first pass
+    loop = r.loop;
+    const { passes } = r;
+    loop.at(50); // before start(): start() arms by it
     loop.start();
-    await vi.advanceTimersByTimeAsync(760); // passes at 100, 300, 700, and 750 (due) before the wait of 400 is up
-    expect(passes).toEqual([100, 300, 700, 750]);
+    await vi.advanceTimersByTimeAsync(760); // 50 (due), 250, 650, then 750 (due) before the wait of 400 is up
+    expect(passes).toEqual([50, 250, 650, 750]);
     loop.at(800);
     await vi.advanceTimersByTimeAsync(100);
-    expect(passes).toEqual([100, 300, 700, 750, 800]);
+    expect(passes).toEqual([50, 250, 650, 750, 800]);
     loop.at(5_000); // later than the poll: the poll comes first
     await vi.advanceTimersByTimeAsync(400);
-    expect(passes).toEqual([100, 300, 700, 750, 800, 1_200]);
+    expect(passes).toEqual([50, 250, 650, 750, 800, 1_200]);
+    await loop.stop();
+  });
+
+  it('start({ passNow }) runs the first pass at once', async () => {
+    const { loop, passes } = loopOf();
+    loop.start({ passNow: true });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(passes).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(200); // it found nothing: the next wait is 200
+    expect(passes).toEqual([0, 200]);
     await loop.stop();
   });
 

@@ -101,8 +101,7 @@ export class InboxWorker {
   }
 
   start(): void {
-    this.#loop.start();
-    this.#loop.wake();
+    this.#loop.start({ passNow: true });
   }
 
   /** Wakes the worker (the Shopify route, after each insert commits). */

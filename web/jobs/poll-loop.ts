@@ -6,12 +6,13 @@
 // 1. One pass at a time. A wake during a pass runs another right after it, so work that arrived
 //    while a pass ran is never left to the next poll.
 // 2. notify() means work arrived: the wait goes back to its base, and a pass runs.
-// 3. at(t): a pass runs at t at the latest (this process's delayed work comes due). After a pass,
-//    the next one runs by `nextDue(passStart)` at the latest.
+// 3. at(t): a pass runs at t at the latest (this process's delayed work comes due), even when t is
+//    recorded during a pass: the times a pass started before are forgotten after it, the earliest of
+//    the rest arms the timer.
 // 4. A pass that throws counts as one that found work (the next poll comes at the base wait); its
 //    error goes to onError.
 // 5. stop() clears the timer and waits for the pass under way; no pass starts after it.
-import { nextPollMs } from './policy.ts';
+import { DueTimes, nextPollMs } from './policy.ts';
 
 export interface PollLoopOptions {
   /** The wait after a pass that found work. */
@@ -21,16 +22,13 @@ export interface PollLoopOptions {
   /** One pass, started at `startedAt` (epoch ms); resolves whether it found work. */
   pass: (startedAt: number) => Promise<boolean>;
   onError: (e: unknown) => void;
-  /** The latest time (epoch ms) the pass after one started at `passStartedAt` must run; default: none. */
-  nextDue?: (passStartedAt: number) => number;
   /** The timer does not hold the process open. */
   unref?: boolean;
-  now?: () => number;
 }
 
 export class PollLoop {
   readonly #o: PollLoopOptions;
-  readonly #now: () => number;
+  readonly #due = new DueTimes();
   #waitMs: number;
   #running = false;
   #timer: NodeJS.Timeout | null = null;
@@ -41,7 +39,6 @@ export class PollLoop {
 
   constructor(o: PollLoopOptions) {
     this.#o = o;
-    this.#now = o.now ?? Date.now;
     this.#waitMs = o.baseMs;
   }
 
@@ -49,10 +46,11 @@ export class PollLoop {
     return this.#running;
   }
 
-  /** Starts polling: the first pass comes after the base wait, or at the next wake. */
-  start(): void {
+  /** Starts polling: the first pass runs now with `passNow`, otherwise after the base wait or at the next wake. */
+  start(opts: { passNow?: boolean } = {}): void {
     this.#running = true;
-    this.#arm(this.#now() + this.#waitMs);
+    if (opts.passNow) this.wake();
+    else this.#arm(Math.min(Date.now() + this.#waitMs, this.#due.next(-Infinity)));
   }
 
   /** Runs a pass now, or right after the one under way. */
@@ -63,7 +61,7 @@ export class PollLoop {
       return;
     }
     this.#clear();
-    const startedAt = this.#now();
+    const startedAt = Date.now();
     let found = true;
     this.#pass = this.#o
       .pass(startedAt)
@@ -78,7 +76,7 @@ export class PollLoop {
           this.#again = false;
           this.wake();
         } else {
-          this.#arm(Math.min(this.#now() + this.#waitMs, this.#o.nextDue?.(startedAt) ?? Infinity));
+          this.#arm(Math.min(Date.now() + this.#waitMs, this.#due.next(startedAt)));
         }
       });
   }
@@ -89,8 +87,9 @@ export class PollLoop {
     this.wake();
   }
 
-  /** A pass runs at `time` at the latest (a pass under way arms its successor from nextDue). */
+  /** A pass runs at `time` (epoch ms) at the latest; a pass under way arms its successor by it. */
   at(time: number): void {
+    this.#due.add(time); // also before start(): start() arms by it
     if (this.#running && !this.#pass) this.#arm(time);
   }
 
@@ -109,7 +108,7 @@ export class PollLoop {
     if (this.#timer && this.#timerAt <= time) return;
     this.#clear();
     this.#timerAt = time;
-    this.#timer = setTimeout(() => this.wake(), Math.max(0, time - this.#now()));
+    this.#timer = setTimeout(() => this.wake(), Math.max(0, time - Date.now()));
     if (this.#o.unref) this.#timer.unref();
   }
 

@@ -29,7 +29,7 @@
 import { hostname } from 'node:os';
 import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
-import { describeError, DueTimes, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
+import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
 import { PollLoop } from './poll-loop.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
@@ -96,8 +96,6 @@ export class SqliteJobQueue extends BaseJobQueue {
   private readonly unstalls = new Map<string, number>();
   /** Queues this instance enqueued into since its last notify(). */
   private readonly fresh = new Set<string>();
-  /** When jobs this instance enqueued or retried with a delay come due: a pass runs then, whatever the poll's wait. */
-  private readonly dueTimes = new DueTimes();
   private lastSweep = 0;
   private lastUnstallAll = 0;
   private lastDeadSweep = 0;
@@ -119,7 +117,6 @@ export class SqliteJobQueue extends BaseJobQueue {
       onError: (e) => {
         if (this.loop.running) this.log.warn({ err: describeError(e) }, 'job claim failed; retrying at the next poll');
       },
-      nextDue: (passStartedAt) => this.dueTimes.next(passStartedAt),
     });
   }
 
@@ -150,7 +147,7 @@ export class SqliteJobQueue extends BaseJobQueue {
       req.singletonKey,
     );
     if (inserted !== 1) return null;
-    if (req.startAfterMs > 0) this.dueAt(now + req.startAfterMs);
+    if (req.startAfterMs > 0) this.loop.at(now + req.startAfterMs);
     this.fresh.add(req.name);
     this.maybeMore = true; // due once its transaction commits; the next freed slot or notify() claims it
     return req.id;
@@ -213,12 +210,11 @@ export class SqliteJobQueue extends BaseJobQueue {
       throw e;
     }
     if (this.isStopping()) return;
-    this.loop.start();
+    this.loop.start({ passNow: true });
     const beat = Math.max(50, Math.floor(this.leaseMs / 3));
     this.heartbeatTimer = setInterval(() => void this.renewLeases(), beat);
     this.cleanupTimer = setInterval(() => void this.cleanup(), CLEANUP_EVERY_MS);
     void this.cleanup();
-    this.loop.wake();
   }
 
   protected async startWorker(_reg: Registration): Promise<void> {
@@ -261,12 +257,6 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   // ---- the claim loop ----
-  /** A job of this instance comes due at `at`: a pass runs then (one in progress sets its own timer after it). */
-  private dueAt(at: number): void {
-    this.dueTimes.add(at);
-    this.loop.at(at);
-  }
-
   private unstall(name: string): void {
     this.stalled.delete(name);
     this.unstalls.set(name, (this.unstalls.get(name) ?? 0) + 1);
@@ -370,7 +360,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   private async settle(job: Job, outcome: Exclude<Outcome, { kind: 'abandoned' }>): Promise<void> {
     const now = Date.now();
     const { sql, args } = outcomeUpdate(outcome, now);
-    if (outcome.kind === 'retry') this.dueAt(now + outcome.delayMs);
+    if (outcome.kind === 'retry') this.loop.at(now + outcome.delayMs);
     // One statement, autocommit: no interactive transaction around it.
     const changed = await this.database.db.$executeRawUnsafe(sql, ...args, job.id, this.owner, job.attempt);
     if (changed !== 1) this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, 'job was given back before its outcome was stored');
