@@ -29,6 +29,10 @@ export interface OrdersRun {
   breakdown: { beforeCall: { p50: number; p99: number }; courier: { p50: number; p99: number }; after: { p50: number; p99: number } } | null;
   /** App CPU (all instances) from the first order to the last write-back, per booked order. */
   cpuPerOrderMs: number;
+  /** The same, up to the poll that first saw every placed order booked: the sale's share, before the write-backs wait on Shopify's bucket. */
+  cpuUntilBookedPerOrderMs: number;
+  /** First order placed → the poll that saw every write-back done, ms. */
+  writebacksDoneMs: number;
   cpuPerInstanceMs: number[];
   /** The growth of `counters` over the measured run ({} without them). */
   countersUsed: Record<string, number>;
@@ -136,13 +140,17 @@ export async function runOrders(
     const deadline = Date.now() + (opts.timeoutMs ?? Number(process.env.BENCH_TIMEOUT_MS ?? 180_000));
     let booked = 0;
     let pendingWb = 0;
+    let cpuAtBooked: number[] | null = null;
     while (Date.now() < deadline) {
       booked = await database.db.delivery.count({ where: { dispatchedAt: { not: null }, ...measured } });
       pendingWb = await database.db.delivery.count({ where: { writebackPending: true, ...measured } });
+      if (booked >= placed.latencies.length) cpuAtBooked ??= cpu();
       if (booked >= placed.latencies.length && pendingWb === 0) break;
       await new Promise((r) => setTimeout(r, n > 1000 ? 2_000 : 500));
     }
     const cpuUsed = cpu().map((c, i) => c - cpu0[i]!);
+    const writebacksDoneMs = Date.now() - t0;
+    const cpuUntilBooked = (cpuAtBooked ?? cpu()).reduce((a, c, i) => a + c - cpu0[i]!, 0);
     const counters1 = await opts.counters?.();
     const countersUsed = Object.fromEntries(Object.entries(counters1 ?? {}).map(([k, v]) => [k, v - (counters0?.[k] ?? NaN)]));
     const rows = await database.db.delivery.findMany({ where: measured, select: { createdAt: true, dispatchedAt: true, idempotencyKey: true } });
@@ -196,6 +204,8 @@ export async function runOrders(
       lag: { p50: s.p50, p99: s.p99, max: s.max },
       breakdown: parts.length >= done.length / 2 && parts.length > 0 ? { beforeCall: q(parts.map((p) => p.before)), courier: q(parts.map((p) => p.courier)), after: q(parts.map((p) => p.after)) } : null,
       cpuPerOrderMs: cpuUsed.reduce((a, b) => a + b, 0) / Math.max(1, done.length),
+      cpuUntilBookedPerOrderMs: cpuUntilBooked / Math.max(1, done.length),
+      writebacksDoneMs,
       cpuPerInstanceMs: cpuUsed.map((c) => c / Math.max(1, done.length)),
       countersUsed,
       peakPlaceP99: peak,
