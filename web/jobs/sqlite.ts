@@ -156,13 +156,13 @@ export class SqliteJobQueue extends BaseJobQueue {
   protected async hurryBackend(name: string, group: string): Promise<number> {
     const now = sqliteTime(Date.now());
     const n = await this.database.db.$executeRawUnsafe(HURRY_JOBS, now, name, group, now);
-    if (n > 0) this.notifyQueue(name);
+    if (n > 0) this.claimNow([name]);
     return n;
   }
 
-  /** Jobs of `name` may be due now: claim at once. */
-  private notifyQueue(name: string): void {
-    this.unstall(name);
+  /** Jobs of `names` may be due now: claim at once. */
+  private claimNow(names: Iterable<string>): void {
+    for (const name of names) this.unstall(name);
     this.maybeMore = true;
     this.loop.notify();
   }
@@ -222,10 +222,8 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   protected notifyBackend(): void {
-    for (const name of this.fresh) this.unstall(name);
+    this.claimNow(this.fresh);
     this.fresh.clear();
-    this.maybeMore = true;
-    this.loop.notify();
   }
 
   protected async stopBackend(graceMs: number): Promise<void> {
