@@ -532,6 +532,15 @@ const HANDLERS: Record<string, Handler> = {
     return { data: { ...(set.data as object), ...(tag.data as object) }, userErrors: !!(set.userErrors || tag.userErrors) };
   },
 
+  // Several orders' booking writes (BookingsWrite2 … 6): one metafieldsSet, then a tagsAdd per order under its alias t0, t1, ….
+  ...Object.fromEntries(Array.from({ length: 5 }, (_, k) => [`BookingsWrite${k + 2}`, (shop: SimShop, v: Record<string, any>) => {
+    const set = HANDLERS.MetafieldsSet!(shop, { metafields: v.metafields });
+    const tags = Array.from({ length: k + 2 }, (_, i) => HANDLERS.TagsAdd!(shop, { id: v[`id${i}`], tags: v.tags }));
+    const data: Record<string, unknown> = { ...(set.data as object) };
+    tags.forEach((t, i) => (data[`t${i}`] = (t.data as { tagsAdd: unknown }).tagsAdd));
+    return { data, userErrors: !!(set.userErrors || tags.some((t) => t.userErrors)) };
+  }])),
+
   // Sent by shopify-app-express's validateAuthenticatedSession() on every /api request to check the offline token.
   shopifyAppShopName(shop) {
     return { data: { shop: { name: shop.domain.replace(/\.myshopify\.com$/, '') } } };

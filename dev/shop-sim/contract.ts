@@ -118,7 +118,16 @@ export function validateOperation(query: string, variables: Record<string, unkno
  * is what Shopify could have sent.
  */
 export function answerProblems(query: string, variables: Record<string, unknown>, data: unknown, version = ADMIN_SCHEMA_VERSION): string[] {
-  const result = executeSync({ schema: adminSchema(version), document: parse(query), rootValue: data, variableValues: variables });
+  // Each field read under its response key: an aliased field (t0: tagsAdd) is answered under its alias.
+  const result = executeSync({
+    schema: adminSchema(version), document: parse(query), rootValue: data, variableValues: variables,
+    fieldResolver: (source, _args, _ctx, info) => (source as Record<string, unknown> | null)?.[info.path.key as string],
+    // An interface (a tagsAdd's `node`) is the type its __typename, else its global id, names.
+    typeResolver: (value) => {
+      const v = value as { __typename?: string; id?: string } | null;
+      return v?.__typename ?? /^gid:\/\/shopify\/(\w+)\//.exec(v?.id ?? '')?.[1];
+    },
+  });
   const problems = (result.errors ?? []).map((e) => `${e.path?.join('.') ?? '(answer)'}: ${e.message}`);
   const typed = JSON.parse(JSON.stringify(result.data ?? null));
   if (!problems.length && !isDeepStrictEqual(typed, JSON.parse(JSON.stringify(data ?? null)))) {

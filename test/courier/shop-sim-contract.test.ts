@@ -119,6 +119,15 @@ describe("GraphQL against Shopify's 2026-10 Admin schema", () => {
       expect(answer.body.errors, query.slice(0, 60)).toBeUndefined();
       expect(answerProblems(query, variables, answer.body.data), query.slice(0, 60)).toEqual([]);
     }
+    // A shop's write-backs together: the tags under their aliases, typed as the schema types tagsAdd.
+    const second = `gid://shopify/Order/${(await ctl.placeOrder('gql.myshopify.com', { fixture: 'sandton-same-day', ids: 'fresh', routing: true })).order.id}`;
+    const metafield = (ownerId: string) => ({ ownerId, namespace: ops.METAFIELD_NAMESPACE, key: 'status', type: 'single_line_text_field', value: 'accepted' });
+    const both = { metafields: [metafield(id), metafield(second)], id0: id, id1: second, tags: [ops.DISPATCHED_TAG] };
+    const written = await gql(ops.BOOKINGS_WRITES[0]!, both);
+    expect(written.body.errors).toBeUndefined();
+    expect(written.body.data).toMatchObject({ t0: { node: { id }, userErrors: [] }, t1: { node: { id: second }, userErrors: [] }, metafieldsSet: { userErrors: [] } });
+    expect(answerProblems(ops.BOOKINGS_WRITES[0]!, both, written.body.data)).toEqual([]);
+    expect(answerProblems(ops.BOOKINGS_WRITES[0]!, both, { ...written.body.data, t1: undefined })).not.toEqual([]);
   });
 
   it.each([

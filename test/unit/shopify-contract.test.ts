@@ -15,7 +15,7 @@ import { ADMIN_SCHEMA_VERSION, grantedScopes, requiredScopes, validateOperation 
 
 /** Every exported GraphQL document in web/shopify/operations.ts, by operation name. */
 const OPERATIONS: Record<string, string> = Object.fromEntries(
-  (Object.values(ops) as unknown[])
+  (Object.values(ops) as unknown[]).flat()
     .filter((v): v is string => typeof v === 'string' && /^\s*(query|mutation)\s/.test(v))
     .map((q) => [(parse(q).definitions[0] as OperationDefinitionNode).name!.value, q]),
 );
@@ -38,6 +38,12 @@ const ORDER_GID = 'gid://shopify/Order/820982911946154508';
 async function sentOperations(): Promise<Array<{ query: string; variables: Record<string, unknown> }>> {
   const { api, calls } = recorder();
   await ops.writeBooking(api, 'a.myshopify.com', ORDER_GID, { status: 'accepted', jobId: 'JOB-1', courierOrderId: 'ord_1', price: '95.00', currency: 'ZAR' }, { shopCurrency: 'ZAR' });
+  // A shop's write-backs together (web/dispatch/writeback.ts): every size, each order with its four metafields.
+  for (let n = 2; n <= ops.BOOKINGS_PER_WRITE; n++) {
+    await ops.writeBookings(api, 'a.myshopify.com', Array.from({ length: n }, (_, i) => ({
+      orderGid: `gid://shopify/Order/${i + 1}`, metafields: { status: 'accepted', jobId: `JOB-${i}`, courierOrderId: `ord_${i}`, price: '95.00', currency: 'ZAR' }, shopCurrency: 'ZAR',
+    })));
+  }
   await ops.fetchFulfillmentState(api, 'a.myshopify.com', ORDER_GID);
   await ops.fetchOrderAsPayload(api, 'a.myshopify.com', '820982911946154508');
   calls.push({ query: ops.SHOP_LOCATIONS, variables: {} });

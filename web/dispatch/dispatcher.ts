@@ -20,14 +20,13 @@ import { parseStoredSettings, type EnvironmentName, type Settings } from '../set
 import type { CourierAccess } from '../delivery/types.ts';
 import { cachedCourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
-import { writeBooking } from '../shopify/operations.ts';
 import { paced } from '../shopify/paced-jobs.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from '../order/money.ts';
 import { orderIdOf, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
 import { readFulfillmentOrderIds, readOrderJson, readOverridesJson, writeFulfillmentOrderIds, writeOverridesJson } from '../db/json-columns.ts';
 import { geocodeForDispatch } from './geocode.ts';
-import { readForWriteback } from './writeback-read.ts';
+import { runWriteback } from './writeback.ts';
 import { GeocodeError } from '../geocoding/index.ts';
 import { problemsMessage } from './service.ts';
 import { checkReference, flagDuplicates } from './duplicates.ts';
@@ -66,9 +65,10 @@ export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeo
     retry: policy,
     onExhausted: (job, error) => markFailed(ctx, job.data, error),
   });
-  await ctx.queue.work<DeliveryJobData>(JOBS.writeback, paced(ctx, JOBS.writeback, (job) => runWriteback(ctx, job.data)), {
+  await ctx.queue.work<DeliveryJobData>(JOBS.writeback, paced(ctx, JOBS.writeback, (job) => runWriteback(ctx, job)), {
     concurrency: 4,
-    groupConcurrency: 3,
+    // One per shop: each takes the shop's other waiting write-backs with it (web/dispatch/writeback.ts).
+    groupConcurrency: 1,
     retry: policy,
     onExhausted: async (job, error) => {
       await addEvent(ctx.db, job.data.deliveryId, { kind: 'writeback_failed', message: `Could not write the delivery to the Shopify order: ${errorMessage(error)}` });
@@ -384,24 +384,6 @@ async function markFailed(ctx: AppContext, job: DispatchJobData, error: unknown)
       event: 'booking_failed', data: { reasonCode, reason: message, lastError: errorMessage(error) }, timeline: { kind: 'failed', message },
     }));
   ctx.log.error({ deliveryId: job.deliveryId, err: errorMessage(error) }, 'dispatch failed after the last attempt');
-}
-
-/** Order metafields and tag, in one Shopify request; retried on its own and never touches the courier. */
-export async function runWriteback(ctx: AppContext, job: DeliveryJobData): Promise<void> {
-  const d = await readForWriteback(ctx.db, ctx.box, job.deliveryId);
-  if (!d || !d.courierOrderId) return;
-  const orderGid = `gid://shopify/Order/${d.shopifyOrderId}`;
-  // The order's `currency` is the shop's currency (REST orders/paid); unknown once personal data was erased.
-  const shopCurrency = d.redactedAt != null ? null : readOrderJson(d).currency || null;
-  const priceProblem = await writeBooking(ctx.admin, d.shopDomain, orderGid, {
-    status: (d.courierStatus ?? d.courierOrderStatus ?? d.status).toString(),
-    jobId: d.dispatchJobId,
-    courierOrderId: d.courierOrderId,
-    price: d.deliveryPrice,
-    currency: d.currency,
-  }, { shopCurrency });
-  await updateRows(ctx.db, 'Delivery', { id: d.id }, { writebackPending: false });
-  await addEvent(ctx.db, d.id, { kind: 'writeback', source: 'shopify', message: `Shopify order updated: delivery metafields and tag${priceProblem ? ` (${priceProblem})` : ''}` });
 }
 
 /** The courier's refusal with every detail it listed (not only the first). */

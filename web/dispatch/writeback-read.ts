@@ -5,6 +5,8 @@
 // A raw read skips web/db/protected-data.ts, so the order snapshot is opened here.
 import type { Tx } from '../db/client.ts';
 import { isEncrypted, type SecretBox } from '../security/crypto.ts';
+import { forProvider, placeholders } from '../db/raw-sql.ts';
+import { providerOf } from '../db/raw-rows.ts';
 
 export interface WritebackRow {
   id: string;
@@ -18,16 +20,27 @@ export interface WritebackRow {
   currency: string | null;
   orderJson: string;
   redactedAt: unknown;
+  /** true/false, or 1/0 as SQLite returns it. */
+  writebackPending: boolean | number;
   shopDomain: string;
 }
 
+const COLUMNS = `d."id", d."shopifyOrderId", d."courierOrderId", d."status", d."courierStatus", d."courierOrderStatus",
+           d."dispatchJobId", d."deliveryPrice", d."currency", d."orderJson", d."redactedAt", d."writebackPending", s."domain" AS "shopDomain"`;
+
 export async function readForWriteback(db: Tx, box: SecretBox, deliveryId: string): Promise<WritebackRow | null> {
-  const rows = await db.$queryRaw<WritebackRow[]>`
-    SELECT d."id", d."shopifyOrderId", d."courierOrderId", d."status", d."courierStatus", d."courierOrderStatus",
-           d."dispatchJobId", d."deliveryPrice", d."currency", d."orderJson", d."redactedAt", s."domain" AS "shopDomain"
-    FROM "Delivery" d JOIN "Shop" s ON s."id" = d."shopId"
-    WHERE d."id" = ${deliveryId}`;
+  const rows = await db.$queryRawUnsafe<WritebackRow[]>(forProvider(providerOf(db), `SELECT ${COLUMNS} FROM "Delivery" d JOIN "Shop" s ON s."id" = d."shopId" WHERE d."id" = $1`), deliveryId);
   const row = rows[0];
-  if (!row) return null;
+  return row ? opened(box, row) : null;
+}
+
+/** Several deliveries in one statement (a shop's write-backs together), by id. */
+export async function readForWritebacks(db: Tx, box: SecretBox, deliveryIds: readonly string[]): Promise<Map<string, WritebackRow>> {
+  const sql = `SELECT ${COLUMNS} FROM "Delivery" d JOIN "Shop" s ON s."id" = d."shopId" WHERE d."id" IN (${placeholders(1, deliveryIds.length)})`;
+  const rows = await db.$queryRawUnsafe<WritebackRow[]>(forProvider(providerOf(db), sql), ...deliveryIds);
+  return new Map(rows.map((r) => [r.id, opened(box, r)]));
+}
+
+function opened(box: SecretBox, row: WritebackRow): WritebackRow {
   return isEncrypted(row.orderJson) ? { ...row, orderJson: box.decrypt(row.orderJson) } : row;
 }

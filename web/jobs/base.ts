@@ -102,6 +102,8 @@ export abstract class BaseJobQueue implements JobQueue {
   protected abstract hurryBackend(name: string, group: string): Promise<number>;
   abstract getJob(name: string, id: string): Promise<JobInfo | null>;
   abstract stats(): Promise<QueueStat[]>;
+  abstract reserve<T>(name: string, group: string, limit: number, forMs: number): Promise<Array<{ id: string; data: T }>>;
+  abstract completeWaiting(tx: Tx, name: string, ids: readonly string[]): Promise<number>;
 
   // ---- JobQueue ----
   async work<T>(name: string, handler: (job: Job<T>) => Promise<void>, opts: WorkOptions<T> = {}): Promise<void> {

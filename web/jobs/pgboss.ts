@@ -320,6 +320,30 @@ export class PgBossJobQueue extends BaseJobQueue {
     return n;
   }
 
+  async reserve<T>(name: string, group: string, limit: number, forMs: number): Promise<Array<{ id: string; data: T }>> {
+    if (!this.started) return [];
+    // SKIP LOCKED: two handlers reserving at once take different jobs. A CTE, so the LIMIT holds: an
+    // UPDATE … WHERE id IN (SELECT … LIMIT n) may run its subquery more than once (seen: 8 rows for 5).
+    const { rows } = await this.boss.getDb().executeSql(
+      `WITH picked AS (SELECT id FROM ${this.schema}.job WHERE name = $1 AND group_id = $2 AND state = 'created' AND start_after <= now()
+           ORDER BY start_after, created_on, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+       UPDATE ${this.schema}.job j SET start_after = now() + make_interval(secs => $4::double precision / 1000)
+         FROM picked WHERE j.name = $1 AND j.id = picked.id
+         RETURNING j.id, j.data`,
+      [name, group, limit, forMs],
+    );
+    return (rows as Array<{ id: string; data: T }>).map((r) => ({ id: String(r.id), data: r.data }));
+  }
+
+  async completeWaiting(tx: Tx, name: string, ids: readonly string[]): Promise<number> {
+    if (!ids.length) return 0;
+    // pg-boss's complete() takes active jobs only; these were never claimed.
+    return tx.$executeRawUnsafe(
+      `UPDATE ${this.schema}.job SET state = 'completed', completed_on = ${this.schema}.job_now() WHERE name = $1 AND state = 'created' AND id = ANY($2::uuid[])`,
+      name, [...ids],
+    );
+  }
+
   async getJob(name: string, id: string): Promise<JobInfo | null> {
     const [j] = await this.boss.findJobs<unknown>(name, { id });
     if (!j) return null;

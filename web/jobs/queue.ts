@@ -87,6 +87,12 @@
 //    repeated at the notify() after the commit of a held job whose transaction was open while it ran
 //    (on PostgreSQL the hurry could not see it).
 //    Holds live in memory: after a restart a held job runs at its own time.
+// 11. Taken along. `reserve(name, group, n, forMs)` moves up to n due, never-claimed jobs of a group
+//    `forMs` ahead and returns them: no worker, and no other reserve (SKIP LOCKED on PostgreSQL),
+//    gets them meanwhile. The caller does their work with its own job's and ends them with
+//    `completeWaiting(tx, …)` in the transaction that stores it; `hurry` gives them back; a crash
+//    leaves them due again after `forMs`. A job claimed meanwhile (its reservation ran out) is never
+//    completed underneath its worker.
 //
 // NOT GUARANTEED: ordering between jobs without a shared ordering key; exactly-once execution (see 2); that
 // a handler which ignores `job.signal` stops when its job is given back.
@@ -238,6 +244,21 @@ export interface JobQueue {
    * it cannot be here (SQLite; a pg-boss INSERT of another shape), and the caller does it another way.
    */
   oneStatementWithJob<T>(db: Db, row: RowInsert, name: string, data: T, opts?: EnqueueOptions): Promise<boolean | null>;
+  /**
+   * Takes up to `limit` jobs of one group of a queue that are due and were never claimed, oldest
+   * first, for a handler that can do their work with its own (a shop's write-backs in one Shopify
+   * call, web/dispatch/writeback.ts): their start time moves `forMs` ahead, so no worker, and no
+   * other such handler, takes them meanwhile. Once their work is stored, completeWaiting ends them
+   * in that transaction; hurry(name, group) gives them back at once; otherwise they are due again
+   * after `forMs` (a crash loses none).
+   */
+  reserve<T>(name: string, group: string, limit: number, forMs: number): Promise<Array<{ id: string; data: T }>>;
+  /**
+   * Completes the jobs of `ids` that still wait (never claimed), in the caller's transaction: their
+   * work was done by another job (reserve). One a worker claimed meanwhile (its reservation ran out)
+   * is left to run, and its handler finds the work done. Resolves with how many it completed.
+   */
+  completeWaiting(tx: Tx, name: string, ids: readonly string[]): Promise<number>;
   /** Wakes local workers; call after the enqueuing transaction commits. */
   notify(): void;
   /**

@@ -92,6 +92,16 @@ export function outcomeUpdate(outcome: Exclude<Outcome, { kind: 'abandoned' }>, 
   }
 }
 
+/** queue.reserve: a group's due jobs never claimed, oldest first (the claim's index), due again at `until`. Binds: until, queue, group, now, limit. */
+export const RESERVE_JOBS = `UPDATE "Job" SET "runAt" = ? WHERE "id" IN (
+         SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = 'created' AND "groupKey" = ? AND "runAt" <= ? ORDER BY "runAt", "rowid" LIMIT ?)
+       RETURNING "id", "payload"`;
+
+/** queue.completeWaiting, for `n` ids. Binds: updatedAt, queue, then the ids. */
+export function completeWaitingJobs(n: number): string {
+  return `UPDATE "Job" SET "state" = 'completed', "updatedAt" = ? WHERE "queue" = ? AND "state" = 'created' AND "id" IN (${Array(n).fill('?').join(', ')})`;
+}
+
 /** queue.hurry: a group's jobs waiting for their start time (state created: never claimed) due now. Binds: now, queue, group, now. */
 export const HURRY_JOBS = `UPDATE "Job" SET "runAt" = ? WHERE "queue" = ? AND "groupKey" = ? AND "state" = 'created' AND "runAt" > ?`;
 

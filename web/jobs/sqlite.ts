@@ -33,7 +33,7 @@ import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './pol
 import { PollLoop } from './poll-loop.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
-import { claimBinds, claimJobs, dueQueues, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime } from './sqlite-sql.ts';
+import { claimBinds, claimJobs, completeWaitingJobs, dueQueues, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime, RESERVE_JOBS } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -158,6 +158,19 @@ export class SqliteJobQueue extends BaseJobQueue {
     const n = await this.database.db.$executeRawUnsafe(HURRY_JOBS, now, name, group, now);
     if (n > 0) this.claimNow([name]);
     return n;
+  }
+
+  async reserve<T>(name: string, group: string, limit: number, forMs: number): Promise<Array<{ id: string; data: T }>> {
+    const now = Date.now();
+    const rows = await this.database.db.$queryRawUnsafe<Array<{ id: string; payload: string }>>(RESERVE_JOBS, sqliteTime(now + forMs), name, group, sqliteTime(now), limit);
+    // Due again when the reservation runs out, unless completed or hurried before.
+    if (rows.length) this.loop.at(now + forMs);
+    return rows.map((r) => ({ id: r.id, data: JSON.parse(r.payload) as T }));
+  }
+
+  async completeWaiting(tx: Tx, name: string, ids: readonly string[]): Promise<number> {
+    if (!ids.length) return 0;
+    return tx.$executeRawUnsafe(completeWaitingJobs(ids.length), sqliteTime(Date.now()), name, ...ids);
   }
 
   /** Jobs of `names` may be due now: claim at once. */

@@ -5,6 +5,12 @@
 // Shopify reports in an answer replaces the declared one for that process.
 export const OPERATION_COST: Record<string, number> = {
   BookingWrite: 20,
+  // bookingsWriteDocument(n): one metafieldsSet and n tagsAdd.
+  BookingsWrite2: 30,
+  BookingsWrite3: 40,
+  BookingsWrite4: 50,
+  BookingsWrite5: 60,
+  BookingsWrite6: 70,
   CarrierServiceCreate: 10,
   CarrierServiceUpdate: 10,
   FlowTriggerReceive: 10,

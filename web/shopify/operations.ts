@@ -121,6 +121,26 @@ export interface DeliveryMetafields {
   currency?: string | null;
 }
 
+/** One order's booking metafields, and why its price is left out when it is (web/dispatch/writeback.ts). */
+export function bookingMetafields(orderGid: string, m: DeliveryMetafields, shopCurrency?: string | null): { metafields: MetafieldInput[]; withPrice: MetafieldInput[]; priceProblem: string | null } {
+  const text = (key: string, value: string) => ({ ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key, type: 'single_line_text_field', value });
+  const metafields = [text('status', m.status)];
+  if (m.jobId) metafields.push(text('job_id', m.jobId));
+  if (m.courierOrderId) metafields.push(text('courier_order_id', m.courierOrderId));
+  let priceProblem: string | null = null;
+  const withPrice = [...metafields];
+  if (m.price && m.currency) {
+    if (shopCurrency && shopCurrency.toUpperCase() !== m.currency.toUpperCase()) {
+      priceProblem = `delivery price ${m.price} ${m.currency} not written: a money metafield must be in the shop's currency (${shopCurrency})`;
+    } else {
+      withPrice.push({ ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key: 'delivery_price', type: 'money', value: JSON.stringify({ amount: m.price, currency_code: m.currency }) });
+    }
+  }
+  return { metafields, withPrice, priceProblem };
+}
+
+export interface MetafieldInput { ownerId: string; namespace: string; key: string; type: string; value: string }
+
 /**
  * The booking write (BOOKING_WRITE): status, job id, courier order id and the
  * delivery price as order metafields in the app's namespace, and the tag, in
@@ -132,19 +152,7 @@ export interface DeliveryMetafields {
 export async function writeBooking(
   api: AdminApi, shop: string, orderGid: string, m: DeliveryMetafields, opts: { shopCurrency?: string | null } = {},
 ): Promise<string | null> {
-  const text = (key: string, value: string) => ({ ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key, type: 'single_line_text_field', value });
-  const metafields = [text('status', m.status)];
-  if (m.jobId) metafields.push(text('job_id', m.jobId));
-  if (m.courierOrderId) metafields.push(text('courier_order_id', m.courierOrderId));
-  let priceProblem: string | null = null;
-  const withPrice = [...metafields];
-  if (m.price && m.currency) {
-    if (opts.shopCurrency && opts.shopCurrency.toUpperCase() !== m.currency.toUpperCase()) {
-      priceProblem = `delivery price ${m.price} ${m.currency} not written: a money metafield must be in the shop's currency (${opts.shopCurrency})`;
-    } else {
-      withPrice.push({ ownerId: orderGid, namespace: METAFIELD_NAMESPACE, key: 'delivery_price', type: 'money', value: JSON.stringify({ amount: m.price, currency_code: m.currency }) });
-    }
-  }
+  const { metafields, withPrice, priceProblem } = bookingMetafields(orderGid, m, opts.shopCurrency);
   const data = await api.request(shop, BOOKING_WRITE, { metafields: withPrice, id: orderGid, tags: [DISPATCHED_TAG] }, { priority: 'background' });
   throwOnUserErrors('tagsAdd', data?.tagsAdd);
   const errors = data?.metafieldsSet?.userErrors as Array<{ message: string }> | undefined;
@@ -154,6 +162,53 @@ export async function writeBooking(
   const again = await api.request(shop, METAFIELDS_SET, { metafields }, { priority: 'background' });
   throwOnUserErrors('metafieldsSet', again?.metafieldsSet);
   return `delivery price not written: Shopify refused it (${errors.map((e) => e.message).join('; ')})`;
+}
+
+/** Shopify's limit on one metafieldsSet call. */
+export const METAFIELDS_PER_SET = 25;
+/** The most orders one BookingsWrite carries: four metafields each, under METAFIELDS_PER_SET. */
+export const BOOKINGS_PER_WRITE = 6;
+
+/**
+ * The booking write of `n` orders (2..BOOKINGS_PER_WRITE) in one document: one metafieldsSet for all
+ * their metafields and a tagsAdd per order (`t0`, `t1`, …), 10 points a mutation field. So 6 orders
+ * cost 70 points, not 6 × 20 (docs/shopify-rate-limits.md).
+ */
+export function bookingsWriteDocument(n: number): string {
+  if (!Number.isInteger(n) || n < 2 || n > BOOKINGS_PER_WRITE) throw new RangeError(`a BookingsWrite carries 2 to ${BOOKINGS_PER_WRITE} orders, not ${n}`);
+  const ids = Array.from({ length: n }, (_, i) => i);
+  return /* GraphQL */ `
+  mutation BookingsWrite${n}($metafields: [MetafieldsSetInput!]!, ${ids.map((i) => `$id${i}: ID!`).join(', ')}, $tags: [String!]!) {
+    metafieldsSet(metafields: $metafields) {
+      metafields { key namespace value }
+      userErrors { field message code }
+    }
+${ids.map((i) => `    t${i}: tagsAdd(id: $id${i}, tags: $tags) {
+      node { id }
+      userErrors { field message }
+    }`).join('\n')}
+  }`;
+}
+
+/** bookingsWriteDocument(2 … BOOKINGS_PER_WRITE), built once: index n - 2. */
+export const BOOKINGS_WRITES: readonly string[] = Array.from({ length: BOOKINGS_PER_WRITE - 1 }, (_, i) => bookingsWriteDocument(i + 2));
+
+export interface BookingToWrite { orderGid: string; metafields: DeliveryMetafields; shopCurrency?: string | null }
+
+/**
+ * Several orders' booking writes in one request. true: every metafield and tag was written
+ * (each order's price problem is its own, from bookingMetafields). false: Shopify refused
+ * something (metafieldsSet is all or nothing); nothing is known to be written, and each order
+ * is written again alone (writeBooking), which knows how to retry without a refused price.
+ */
+export async function writeBookings(api: AdminApi, shop: string, items: BookingToWrite[]): Promise<boolean> {
+  const built = items.map((b) => bookingMetafields(b.orderGid, b.metafields, b.shopCurrency));
+  const variables: Record<string, unknown> = { metafields: built.flatMap((b) => b.withPrice), tags: [DISPATCHED_TAG] };
+  if ((variables.metafields as unknown[]).length > METAFIELDS_PER_SET) throw new RangeError(`more than ${METAFIELDS_PER_SET} metafields in one metafieldsSet`);
+  items.forEach((b, i) => (variables[`id${i}`] = b.orderGid));
+  const data = await api.request(shop, BOOKINGS_WRITES[items.length - 2]!, variables, { priority: 'background' });
+  const refused = (field: { userErrors?: unknown[] } | null | undefined) => !field || (field.userErrors?.length ?? 0) > 0;
+  return !refused(data?.metafieldsSet) && items.every((_, i) => !refused(data?.[`t${i}`]));
 }
 
 export interface FulfillmentOrderNode {
