@@ -20,8 +20,8 @@ export interface WritebackRow {
   currency: string | null;
   orderJson: string;
   redactedAt: unknown;
-  /** true/false, or 1/0 as SQLite returns it. */
-  writebackPending: boolean | number;
+  /** A boolean on both databases (web/db/direct-values.ts reads SQLite's BOOLEAN columns as Prisma does). */
+  writebackPending: boolean;
   shopDomain: string;
 }
 
@@ -29,9 +29,7 @@ const COLUMNS = `d."id", d."shopifyOrderId", d."courierOrderId", d."status", d."
            d."dispatchJobId", d."deliveryPrice", d."currency", d."orderJson", d."redactedAt", d."writebackPending", s."domain" AS "shopDomain"`;
 
 export async function readForWriteback(db: Tx, box: SecretBox, deliveryId: string): Promise<WritebackRow | null> {
-  const rows = await db.$queryRawUnsafe<WritebackRow[]>(forProvider(providerOf(db), `SELECT ${COLUMNS} FROM "Delivery" d JOIN "Shop" s ON s."id" = d."shopId" WHERE d."id" = $1`), deliveryId);
-  const row = rows[0];
-  return row ? opened(box, row) : null;
+  return (await readForWritebacks(db, box, [deliveryId])).get(deliveryId) ?? null;
 }
 
 /** Several deliveries in one statement (a shop's write-backs together), by id. */

@@ -31,15 +31,15 @@ export const RESERVE_MS = 60_000;
 export async function runWriteback(ctx: AppContext, job: Pick<Job<DeliveryJobData>, 'data' | 'group'>): Promise<void> {
   const d = await readForWriteback(ctx.db, ctx.box, job.data.deliveryId);
   // Written already (by another job's shared write), or nothing booked to write.
-  if (!d || !d.courierOrderId || !isPending(d)) return;
+  if (!d || !d.courierOrderId || !d.writebackPending) return;
   const own = prepare(d);
   const others = job.group ? await ctx.queue.reserve<DeliveryJobData>(JOBS.writeback, job.group, BOOKINGS_PER_WRITE - 1, RESERVE_MS) : [];
   const rows = others.length ? await readForWritebacks(ctx.db, ctx.box, others.map((o) => o.data.deliveryId)) : new Map<string, WritebackRow>();
   // Within one metafieldsSet's limit; any left out are given back below.
   let room = METAFIELDS_PER_SET - own.fields;
-  const batch = others.slice(0, BOOKINGS_PER_WRITE - 1).flatMap((o) => {
+  const batch = others.flatMap((o) => {
     const row = rows.get(o.data.deliveryId);
-    if (!row || row.id === d.id || !row.courierOrderId || !isPending(row) || row.shopDomain !== d.shopDomain) return [];
+    if (!row || row.id === d.id || !row.courierOrderId || !row.writebackPending) return [];
     const p = prepare(row);
     if (p.fields > room) return [];
     room -= p.fields;
@@ -77,9 +77,6 @@ export async function runWriteback(ctx: AppContext, job: Pick<Job<DeliveryJobDat
   await updateRows(ctx.db, 'Delivery', { id: d.id }, { writebackPending: false });
   await addEvent(ctx.db, d.id, writtenLine(priceProblem));
 }
-
-// SQLite returns the boolean as 0/1.
-const isPending = (row: WritebackRow) => row.writebackPending === true || Number(row.writebackPending) === 1;
 
 /** What one order's write needs, worked out once: the item to send, its metafield count, and why its price stays out. */
 function prepare(row: WritebackRow): { row: WritebackRow; item: BookingToWrite; fields: number; priceProblem: string | null } {
