@@ -1,10 +1,11 @@
-// The SQLite claim statement on real SQLite: jobs of one group enqueued in the same millisecond
+// The SQLite claim on real SQLite: jobs of one group enqueued in the same millisecond
 // (same runAt and createdAt) start in insert order. Without the rowid tie-break, 16 of 20 such
 // claims started another job first, and jobs.test.ts's fairness test saw A2 before A1 in CI.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimBinds, claimJobs, sqliteTime } from '../../web/jobs/sqlite-sql.ts';
+import { claimDue } from '../../web/jobs/sqlite-claim.ts';
+import { sqliteTime } from '../../web/jobs/sqlite-sql.ts';
 import { dropDatabase, freshDatabaseUrl, testProvider } from '../support/db.ts';
 
 describe.runIf(testProvider() === 'sqlite')('SQLite job claim order', () => {
@@ -22,8 +23,8 @@ describe.runIf(testProvider() === 'sqlite')('SQLite job claim order', () => {
         const insert = db.prepare(`INSERT INTO "Job" ("id", "queue", "payload", "state", "groupKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt") VALUES (?, 'q', ?, 'created', 'A', ?, 0, 12, ?, ?)`);
         const at = sqliteTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
         for (let n = 1; n <= 10; n++) insert.run(randomUUID(), JSON.stringify({ label: `A${n}` }), at, at, at);
-        const now = sqliteTime(Date.UTC(2026, 0, 2, 3, 5));
-        const claimed = db.prepare(claimJobs(1)).all('owner', now, now, ...claimBinds('q', now, null, 3)) as Array<{ payload: string }>;
+        const now = Date.UTC(2026, 0, 2, 3, 5);
+        const { rows: claimed } = claimDue((sql, args) => db.prepare(sql).raw(true).all(...args) as unknown[][], [{ name: 'q', groupConcurrency: null, limit: 3 }], now, 'owner', now);
         expect(claimed.map((r) => JSON.parse(r.payload).label).sort()).toEqual(['A1', 'A2', 'A3']);
       } finally {
         db.close();

@@ -339,20 +339,19 @@ describe(`job queue on ${provider}`, () => {
   });
 
   it.skipIf(pg)("SQLite: a queue whose due jobs are all held by their group's share is not claimed again on other queues' wake-ups; a freed share or a new group's job is taken at once", async () => {
-    // Every claim statement this queue runs, by the queues it names (claimBinds put the name first).
+    // The queues each claim looks at (web/jobs/sqlite-claim.ts asks each wanted queue whether a job is due).
     const claims: string[][] = [];
-    const db = new Proxy(database.db, {
-      get(target, p) {
-        const v = Reflect.get(target, p) as unknown;
-        if (p !== '$queryRawUnsafe' || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v;
-        return (sql: string, ...args: unknown[]) => {
-          if (sql.startsWith(`UPDATE "Job" SET "state" = 'active'`)) claims.push(args.filter((a) => a === 'share-held' || a === 'share-busy') as string[]);
-          return (v as (...a: unknown[]) => unknown).call(target, sql, ...args);
-        };
-      },
-    });
+    const locked = database.sqliteLocked!;
+    const sqliteLocked: Database['sqliteLocked'] = (fn) => {
+      const named: string[] = [];
+      claims.push(named);
+      return locked((query) => fn((sql, args) => {
+        if (sql.startsWith('SELECT 1 FROM "Job" WHERE "state" IN') && (args[0] === 'share-held' || args[0] === 'share-busy')) named.push(args[0] as string);
+        return query(sql, args);
+      }));
+    };
     // A long poll interval: only the queues' own events may start a claim during the test.
-    const q = await newQueue({ ...database, db } as Database, { pollIntervalMs: 5_000 });
+    const q = await newQueue({ ...database, sqliteLocked } as Database, { pollIntervalMs: 5_000 });
     const started: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -1,4 +1,4 @@
-// The SQLite claim (web/jobs/sqlite-sql.ts claimJobs) against the rule it implements (queue.ts
+// The SQLite claim (web/jobs/sqlite-claim.ts claimDue) against the rule it implements (queue.ts
 // guarantee 9), written out in plain code: rank every due job, take the lowest. The claim ranks
 // only a few candidates found through an index; on 300 random backlogs in real SQLite it must take
 // the same jobs as ranking them all.
@@ -6,10 +6,11 @@ import { createRequire } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claimBinds, claimJobs, sqliteTime } from '../../web/jobs/sqlite-sql.ts';
+import { claimDue, claimOrder, type Candidate } from '../../web/jobs/sqlite-claim.ts';
+import { sqliteTime } from '../../web/jobs/sqlite-sql.ts';
 import { ROOT } from '../support/paths.ts';
 
-interface Sqlite { prepare(sql: string): { run(...a: unknown[]): unknown; all(...a: unknown[]): unknown[] }; exec(sql: string): void }
+interface Sqlite { prepare(sql: string): { run(...a: unknown[]): unknown; all(...a: unknown[]): unknown[]; raw(on: boolean): { all(...a: unknown[]): unknown[][] } }; exec(sql: string): void }
 const Database = createRequire(import.meta.url)('better-sqlite3') as new (f: string) => Sqlite;
 const MIGRATIONS = join(ROOT, 'prisma/sqlite/migrations');
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
@@ -60,7 +61,7 @@ function claimed(rows: Row[], gc: number | null, limit: number): string[] {
   db.exec('DELETE FROM "Job"');
   const insert = db.prepare(`INSERT INTO "Job" ("id", "queue", "payload", "state", "orderingKey", "groupKey", "runAt", "maxAttempts", "createdAt", "updatedAt") VALUES (?, 'q', '{}', ?, ?, ?, ?, 5, ?, ?)`);
   for (const r of rows) insert.run(r.id, r.state, r.key, r.group, sqliteTime(r.runAt), sqliteTime(NOW - 10_000 + r.seq), sqliteTime(NOW));
-  const out = db.prepare(claimJobs(1)).all('me', sqliteTime(NOW + 60_000), sqliteTime(NOW), ...claimBinds('q', sqliteTime(NOW), gc, limit)) as Array<{ id: string }>;
+  const { rows: out } = claimDue((sql, args) => db!.prepare(sql).raw(true).all(...args), [{ name: 'q', groupConcurrency: gc, limit }], NOW, 'me', NOW + 60_000);
   return out.map((r) => r.id).sort();
 }
 
@@ -87,5 +88,22 @@ describe('the SQLite claim takes what ranking every due job would take', () => {
     ];
     expect(claimed(rows, 3, 2)).toEqual(['a0', 'u']);
     expect(expected(rows, 3, 2)).toEqual(['a0', 'u']);
+  });
+});
+
+describe('claimOrder (the ranking, pure)', () => {
+  const c = (id: string, group: string | null, runAt: string, seq: number): Candidate => ({ id, group, runAt, createdAt: runAt, seq });
+  const ids = (xs: Candidate[]) => xs.map((x) => x.id);
+
+  it.each([
+    // [what, candidates, running, share, limit, taken in order]
+    ['a group with nothing running before the second job of a busy one', [c('a1', 'a', 't1', 1), c('a2', 'a', 't2', 2), c('b1', 'b', 't3', 3)], [], null, 2, ['a1', 'b1']],
+    ['running jobs count towards the rank', [c('a1', 'a', 't1', 1), c('b1', 'b', 't3', 3)], [['a', 1]], null, 1, ['b1']],
+    ['none over the share', [c('a1', 'a', 't1', 1), c('a2', 'a', 't2', 2)], [['a', 1]], 2, 5, ['a1']],
+    ['a job without a group ranks 1', [c('u', null, 't9', 9), c('a1', 'a', 't1', 1)], [['a', 2]], null, 1, ['u']],
+    ['oldest first among equal ranks; same time: insert order', [c('y', null, 't1', 2), c('x', null, 't1', 1), c('z', null, 't0', 3)], [], null, 3, ['z', 'x', 'y']],
+    ['nothing when the limit is 0', [c('u', null, 't1', 1)], [], null, 0, []],
+  ] as const)('%s', (_what, candidates, running, share, limit, taken) => {
+    expect(ids(claimOrder([...candidates], new Map(running as ReadonlyArray<[string, number]>), share, limit))).toEqual(taken);
   });
 });

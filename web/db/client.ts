@@ -29,6 +29,12 @@ export interface Database {
    * Resolves with the number of rows changed.
    */
   execute(sql: string, args: unknown[]): Promise<number>;
+  /**
+   * SQLite only: runs fn under the connection's lock, its statements back to back with nothing of
+   * this process between them (the job claim, web/jobs/sqlite-claim.ts). `query` returns rows as
+   * arrays of column values. fn must not await.
+   */
+  sqliteLocked?<T>(fn: (query: (sql: string, args: unknown[]) => unknown[][]) => T): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -40,6 +46,7 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
   const target = parseDatabaseUrl(url);
   let db: Db;
   let execute: Database['execute'];
+  let sqliteLocked: Database['sqliteLocked'];
   let closeExtra = async () => {};
   if (target.provider === 'sqlite') {
     // Each provider's driver is loaded only when used: memory (idle RSS) matters more than start-up.
@@ -53,6 +60,11 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     execute = async (sql, args) => {
       if (!direct.run) await db.$queryRawUnsafe('SELECT 1'); // connects the adapter
       return direct.run!(sql, args);
+    };
+    sqliteLocked = async (fn) => {
+      if (!direct.connection) await db.$queryRawUnsafe('SELECT 1'); // connects the adapter
+      const conn = direct.connection!;
+      return conn.locked(() => fn((sql, args) => conn.prepare(sql).bind(args).raw().all() as unknown[][]));
     };
     // WAL lets readers (health checks, the CLI) run beside the writer.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
@@ -79,6 +91,7 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     target,
     provider: target.provider,
     execute,
+    ...(sqliteLocked ? { sqliteLocked } : {}),
     async close() {
       await closeExtra();
       // Bounded: after PostgreSQL restarted under load, the adapter's pool sometimes kept a client

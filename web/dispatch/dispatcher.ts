@@ -119,6 +119,8 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
 
   let body = d.requestBody;
   let key = d.idempotencyKey;
+  // The request's own reference, for the duplicate check after booking (not parsed again from the body).
+  let reference: string;
   if (!body || !key) {
     // First attempt of this generation: where (and whether) to book, from a fresh read of the fulfillment orders.
     const where = await decidePickup(ctx, d.shop.domain, order, {
@@ -143,6 +145,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     const mapped = await buildRequest(ctx, d.shop.domain, order, overrides, env, settings, access, where.locationId);
     if (!mapped.ok) return attention(ctx, d, mapped.problems[0]!.code, problemsMessage(mapped.problems), { lastError: null, ...chosen });
     body = serializeCreateOrder(mapped.request);
+    reference = mapped.request.reference;
     key = idempotencyKey(env, d.shop.domain, orderIdOf(order), d.generation);
 
     if (settings.maxDeliveryPrice) {
@@ -164,7 +167,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
       throw new Error('the delivery kept changing while its courier request was built; trying again');
     }
   } else {
-    const reference = referenceOf(body);
+    reference = referenceOf(body);
     const step = nextCreateStep(d.createSentAt?.getTime() ?? null, ctx.now(), opts.inFlightMs ?? DEFAULT_IN_FLIGHT_MS);
     if (step.kind === 'wait') {
       log.info({ waitMs: step.ms }, 'an earlier create may still be in flight; waiting before looking it up');
@@ -205,7 +208,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
   await recordCreated(ctx, d.id, d.generation, access, result, settings.fulfillment.trigger === 'accepted', { ...d, tries: d.tries + 1 });
   ctx.queue.notify();
   log.info({ courierOrderId: result.orderId, dispatchJobId: result.dispatchId, price: result.deliveryPrice, currency: result.currency }, 'courier order created');
-  await checkReference(ctx, d.id, d.generation, client, referenceOf(body), result.orderId);
+  await checkReference(ctx, d.id, d.generation, client, reference, result.orderId);
 }
 
 /** The shop columns dispatch uses (uninstalledAt only as set or not: its raw form differs per database). */

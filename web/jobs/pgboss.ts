@@ -54,6 +54,8 @@ import type { EnqueueOptions, Job, JobInfo, JobRetryPolicy, QueueStat, RowInsert
 
 /** A notify() within this long of an enqueue wakes a worker of that queue (the commit may come later). */
 const RECENT_ENQUEUE_MS = 5_000;
+/** How often a queue's workers other than its first poll when idle (they are woken sooner: startWorker). */
+const HELPER_POLL_SECONDS = 15;
 
 export interface PgBossQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -93,6 +95,8 @@ export class PgBossJobQueue extends BaseJobQueue {
   private readonly schema: string;
   private readonly queues = new Map<string, Promise<void>>();
   private started = false;
+  /** This instance's running jobs per queue and group (handle), so a job that fills its group's share wakes no sibling. */
+  private readonly runningInGroup = new Map<string, number>();
   /** When each queue last got a job due now (notify() wakes a worker of those queues). */
   private readonly lastEnqueue = new Map<string, number>();
 
@@ -171,20 +175,25 @@ export class PgBossJobQueue extends BaseJobQueue {
     await this.ensureQueue(reg.name, reg.ordered);
     // The worker's policy (and this instance's expiry settings) for jobs inserted from now on.
     await this.boss.updateQueue(reg.name, this.queueOptions(reg.retry));
-    await this.boss.work(
-      reg.name,
-      {
-        localConcurrency: Math.ceil(reg.concurrency / reg.batch),
-        // Per instance, held strictly: a job fetched past it is given back before its handler runs, and
-        // the next fetch skips the group. Each instance keeps workers free for other groups.
-        ...(reg.groupConcurrency !== null ? { localGroupConcurrency: reg.groupConcurrency } : {}),
-        batchSize: reg.batch,
-        includeMetadata: true,
-        perJobResults: true,
-        pollingIntervalSeconds: this.pollIntervalSeconds,
-      },
-      (jobs: JobWithMetadata<unknown>[]) => Promise.all(jobs.map((j) => this.handle(reg, j))),
-    );
+    const workers = Math.ceil(reg.concurrency / reg.batch);
+    const gc = reg.groupConcurrency;
+    const options = { batchSize: reg.batch, includeMetadata: true as const, perJobResults: true as const };
+    const handler = (jobs: JobWithMetadata<unknown>[]) => Promise.all(jobs.map((j) => this.handle(reg, j)));
+    // Per instance, held strictly: a job fetched past it is given back before its handler runs, and
+    // the next fetch skips the group. Each instance keeps workers free for other groups.
+    const groups = (limit: number | null) => (limit !== null ? { localGroupConcurrency: limit } : {});
+    // One worker per queue polls at the interval; the others poll rarely and are woken: by notify()
+    // (this instance's enqueues), by a sibling that fetched a job (a backlog from another instance,
+    // or jobs coming due), and after each job of their own. Every worker polling each second was
+    // ~36 fetches a second across the queues of an idle app, most of its idle CPU (issue 24).
+    // pg-boss keeps one group limit per queue, the last work() call's, and refuses one above the
+    // call's localConcurrency: the polling worker registers first, with at most 1.
+    if (workers === 1 || (gc !== null && gc > workers - 1)) {
+      await this.boss.work(reg.name, { ...options, ...groups(gc), localConcurrency: workers, pollingIntervalSeconds: this.pollIntervalSeconds }, handler);
+      return;
+    }
+    await this.boss.work(reg.name, { ...options, ...groups(gc === null ? null : 1), localConcurrency: 1, pollingIntervalSeconds: this.pollIntervalSeconds }, handler);
+    await this.boss.work(reg.name, { ...options, ...groups(gc), localConcurrency: workers - 1, pollingIntervalSeconds: Math.max(this.pollIntervalSeconds, HELPER_POLL_SECONDS) }, handler);
   }
 
   private async handle(reg: Registration, j: JobWithMetadata<unknown>): Promise<JobResult> {
@@ -197,7 +206,22 @@ export class PgBossJobQueue extends BaseJobQueue {
       maxAttempts: resolveMaxAttempts(j.retryLimit, reg.retry.maxAttempts),
       signal: j.signal,
     };
-    const outcome = await this.runAttempt(reg, job, recordedErrorMessage(j.output));
+    const groupKey = job.group === null ? null : `${reg.name}\u0000${job.group}`;
+    const inGroup = groupKey === null ? 0 : (this.runningInGroup.get(groupKey) ?? 0) + 1;
+    if (groupKey !== null) this.runningInGroup.set(groupKey, inGroup);
+    // More may wait behind this one: an idle sibling looks. Not when this job filled its group's
+    // share: the sibling's fetch would skip the group (in a sale, one empty fetch per booking).
+    if (reg.groupConcurrency === null || inGroup < reg.groupConcurrency) this.wakeIdleWorker(reg.name);
+    let outcome;
+    try {
+      outcome = await this.runAttempt(reg, job, recordedErrorMessage(j.output));
+    } finally {
+      if (groupKey !== null) {
+        const left = (this.runningInGroup.get(groupKey) ?? 1) - 1;
+        if (left > 0) this.runningInGroup.set(groupKey, left);
+        else this.runningInGroup.delete(groupKey);
+      }
+    }
     this.wakeBusyWorkers(reg.name);
     switch (outcome.kind) {
       case 'completed':
@@ -304,6 +328,11 @@ export class PgBossJobQueue extends BaseJobQueue {
    */
   private wakeBusyWorkers(name: string): void {
     for (const w of this.boss.getWipData()) if (w.name === name && w.count > 0) this.boss.notifyWorker(w.id);
+  }
+
+  private wakeIdleWorker(name: string): void {
+    const idle = this.boss.getWipData().find((w) => w.name === name && w.count === 0);
+    if (idle) this.boss.notifyWorker(idle.id);
   }
 
   protected async hurryBackend(name: string, group: string): Promise<number> {

@@ -21,60 +21,6 @@ export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state",
        ON CONFLICT ("id") DO NOTHING`;
 
 /**
- * Claims due jobs of `queues` queues at once, up to each queue's free slots, taking fairness
- * groups in turn (queue.ts guarantee 9): a job's rank is its group's running jobs plus its place
- * in the group's due jobs (oldest first), lowest rank first, oldest first among equals, and
- * none over the queue's groupConcurrency (null: no limit). A job without a group is a group of
- * its own. Binds: lockedBy, lockedUntil, updatedAt, then per queue: claimBinds(name, now,
- * groupConcurrency, limit).
- */
-export function claimJobs(queues: number): string {
-  // An ordered job (orderingKey) is due only as the oldest live job of its key (rowid: insert order).
-  const head = `("orderingKey" IS NULL OR NOT EXISTS (SELECT 1 FROM "Job" AS "k" WHERE "k"."queue" = "Job"."queue" AND "k"."orderingKey" = "Job"."orderingKey"
-      AND "k"."state" IN ('created', 'retry', 'active') AND ("k"."state" = 'active' OR "k"."rowid" < "Job"."rowid")))`;
-  // Ranked among few, each found through Job(queue, state, groupKey, runAt), never a sort of the
-  // backlog: a claim of n jobs can take only a group's n oldest due jobs (any later one ranks
-  // below them) and the n oldest due jobs without a group (each ranks 1). The groups are walked
-  // one index seek each (a skip scan). A sale's backlog of 500 made 100 candidates cost ~2 ms a claim.
-  const first = (state: string, group: string) =>
-    `SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" ${group} AND "runAt" <= ? AND ${head} ORDER BY "runAt", "rowid" LIMIT ?`;
-  const ungrouped = (state: string) => `SELECT "id" FROM (${first(state, 'IS NULL')})`;
-  const groupFirsts = (state: string) => `SELECT "id" FROM (WITH RECURSIVE "g"("k") AS (
-        SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" IS NOT NULL)
-        UNION ALL SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = '${state}' AND "groupKey" > "g"."k") FROM "g" WHERE "g"."k" IS NOT NULL)
-      SELECT "f"."id" FROM "g" JOIN "Job" AS "f" ON "f"."id" IN (${first(state, '= "g"."k"')})
-      WHERE "g"."k" IS NOT NULL)`;
-  const candidates = [ungrouped('created'), ungrouped('retry'), groupFirsts('created'), groupFirsts('retry')].join(' UNION ALL ');
-  const running = `(SELECT "groupKey", COUNT(*) AS "n" FROM "Job" WHERE "queue" = ? AND "state" = 'active' AND "groupKey" IS NOT NULL GROUP BY "groupKey") AS "running"`;
-  // rowid last: jobs enqueued in the same millisecond start in insert order (a CI run saw A2 before A1).
-  const ranked = `SELECT "Job"."id", "Job"."runAt", "Job"."createdAt", "Job"."rowid" AS "seq", COALESCE("running"."n", 0)
-        + ROW_NUMBER() OVER (PARTITION BY COALESCE("Job"."groupKey", "Job"."id") ORDER BY "Job"."runAt", "Job"."createdAt", "Job"."rowid") AS "rank"
-      FROM "Job" LEFT JOIN ${running} ON "running"."groupKey" = "Job"."groupKey"
-      WHERE "Job"."id" IN (${candidates})`;
-  const due = `SELECT "id" FROM (SELECT "id" FROM (${ranked}) WHERE "rank" <= COALESCE(?, "rank") ORDER BY "rank", "runAt", "createdAt", "seq" LIMIT ?)`;
-  return `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
-         WHERE "id" IN (${Array.from({ length: queues }, () => due).join(' UNION ALL ')})
-         RETURNING "id", "queue", "payload", "groupKey", "attempts", "maxAttempts", "lastError"`;
-}
-
-/**
- * Which of `queues` queues have a due waiting job: one index seek each. The claim ranks through
- * materialized subqueries and a window, about 1 ms per queue even when the queue is empty, so a
- * pass claims only from these (7 ms a pass before, with most queues idle). Binds per queue: name, name, now.
- */
-export function dueQueues(queues: number): string {
-  const one = `SELECT ? AS "queue" WHERE EXISTS (SELECT 1 FROM "Job" WHERE "state" IN ('created', 'retry') AND "queue" = ? AND "runAt" <= ?)`;
-  return Array.from({ length: queues }, () => one).join(' UNION ALL ');
-}
-
-/** One queue's binds in claimJobs, in the order its placeholders appear. */
-export function claimBinds(name: string, now: string, groupConcurrency: number | null, limit: number): unknown[] {
-  const ungrouped = [name, now, limit];
-  const firsts = [name, name, name, now, limit];
-  return [name, ...ungrouped, ...ungrouped, ...firsts, ...firsts, groupConcurrency, limit];
-}
-
-/**
  * The UPDATE that stores an attempt's outcome, fenced on (id, state 'active', lockedBy,
  * attempts) so a result that arrives after its job was given back changes nothing. The
  * caller appends the fence's binds: id, lockedBy, attempt.

@@ -33,7 +33,8 @@ import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './pol
 import { PollLoop } from './poll-loop.ts';
 import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
-import { claimBinds, claimJobs, completeWaitingJobs, dueQueues, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime, RESERVE_JOBS } from './sqlite-sql.ts';
+import { claimDue, type ClaimedRow } from './sqlite-claim.ts';
+import { completeWaitingJobs, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime, RESERVE_JOBS } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -44,16 +45,6 @@ export interface SqliteQueueOptions extends BaseOptions {
   /** How long finished rows are kept (defaults: completed 7 days, failed 30 days). */
   keepCompletedMs?: number;
   keepFailedMs?: number;
-}
-
-interface ClaimedRow {
-  id: string;
-  queue: string;
-  payload: string;
-  groupKey: string | null;
-  attempts: number | bigint;
-  maxAttempts: number | bigint;
-  lastError: string | null;
 }
 
 interface InFlight {
@@ -103,6 +94,7 @@ export class SqliteJobQueue extends BaseJobQueue {
   constructor(database: Database, opts: SqliteQueueOptions) {
     super(database, opts);
     if (database.provider !== 'sqlite') throw new Error('SqliteJobQueue needs a SQLite database');
+    if (!database.sqliteLocked) throw new Error('SqliteJobQueue needs the database\'s sqliteLocked (web/db/client.ts openDatabase)');
     this.owner = `${opts.instanceId ?? 'jobs'}@${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
     this.pollIntervalMs = opts.pollIntervalMs ?? 250;
     this.leaseMs = opts.leaseMs ?? 60_000;
@@ -303,20 +295,10 @@ export class SqliteJobQueue extends BaseJobQueue {
     const unstalls = new Map(wanted.map((w) => [w.reg.name, this.unstalls.get(w.reg.name) ?? 0]));
     if (!this.loop.running || wanted.length === 0) return true;
     const at = Date.now();
-    // No transaction: the claim is one statement that checks everything again, and a plain statement
-    // takes the connection's lock for itself (web/db/client.ts); BEGIN and COMMIT were two more.
-    const db = this.database.db;
-    const due = new Set(
-      (await db.$queryRawUnsafe<Array<{ queue: string }>>(dueQueues(wanted.length), ...wanted.flatMap((w) => [w.reg.name, w.reg.name, sqliteTime(at)]))).map((r) => r.queue),
-    );
+    // A few indexed reads and one UPDATE under the connection's lock (web/jobs/sqlite-claim.ts).
+    const { rows, due } = await this.database.sqliteLocked!((query) =>
+      claimDue(query, wanted.map((w) => ({ name: w.reg.name, groupConcurrency: w.reg.groupConcurrency, limit: w.free })), at, this.owner, at + this.leaseMs));
     const claimable = wanted.filter((w) => due.has(w.reg.name));
-    const rows = !claimable.length ? [] : await db.$queryRawUnsafe<ClaimedRow[]>(
-      claimJobs(claimable.length),
-      this.owner,
-      sqliteTime(at + this.leaseMs),
-      sqliteTime(at),
-      ...claimable.flatMap((w) => claimBinds(w.reg.name, sqliteTime(at), w.reg.groupConcurrency, w.free)),
-    );
     const got = new Map<string, number>();
     for (const row of rows) got.set(row.queue, (got.get(row.queue) ?? 0) + 1);
     if (wanted.some((w) => got.get(w.reg.name) === w.free)) this.maybeMore = true;
