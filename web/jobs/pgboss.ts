@@ -185,7 +185,7 @@ export class PgBossJobQueue extends BaseJobQueue {
     // One worker per queue polls at the interval; the others poll rarely and are woken: by notify()
     // (this instance's enqueues), by a sibling that fetched a job (a backlog from another instance,
     // or jobs coming due), and after each job of their own. Every worker polling each second was
-    // ~36 fetches a second across the queues of an idle app, most of its idle CPU (issue 24).
+    // ~36 fetches a second across the queues of an idle app (about a quarter of its idle CPU, issue 24).
     // pg-boss keeps one group limit per queue, the last work() call's, and refuses one above the
     // call's localConcurrency: the polling worker registers first, with at most 1.
     if (workers === 1 || (gc !== null && gc > workers - 1)) {
