@@ -92,7 +92,7 @@ describe('the SQLite claim takes what ranking every due job would take', () => {
 });
 
 describe('claimOrder (the ranking, pure)', () => {
-  const c = (id: string, group: string | null, runAt: string, seq: number): Candidate => ({ id, group, runAt, createdAt: runAt, seq });
+  const c = (id: string, group: string | null, runAt: string, seq: number, createdAt = runAt): Candidate => ({ id, group, runAt, createdAt, seq });
   const ids = (xs: Candidate[]) => xs.map((x) => x.id);
 
   it.each([
@@ -103,7 +103,28 @@ describe('claimOrder (the ranking, pure)', () => {
     ['a job without a group ranks 1', [c('u', null, 't9', 9), c('a1', 'a', 't1', 1)], [['a', 2]], null, 1, ['u']],
     ['oldest first among equal ranks; same time: insert order', [c('y', null, 't1', 2), c('x', null, 't1', 1), c('z', null, 't0', 3)], [], null, 3, ['z', 'x', 'y']],
     ['nothing when the limit is 0', [c('u', null, 't1', 1)], [], null, 0, []],
+    ['same time: created first, then insert order', [c('x', null, 't1', 1, 'c2'), c('y', null, 't1', 2, 'c1'), c('w', null, 't1', 3, 'c2')], [], null, 3, ['y', 'x', 'w']],
   ] as const)('%s', (_what, candidates, running, share, limit, taken) => {
     expect(ids(claimOrder([...candidates], new Map(running as ReadonlyArray<[string, number]>), share, limit))).toEqual(taken);
+  });
+});
+
+describe('claimDue', () => {
+  it("returns each claimed job's row as stored, marked active for the owner", () => {
+    claimed([], null, 1); // the schema
+    db!.exec('DELETE FROM "Job"');
+    const insert = db!.prepare(`INSERT INTO "Job" ("id", "queue", "payload", "state", "groupKey", "runAt", "attempts", "maxAttempts", "lastError", "createdAt", "updatedAt") VALUES (?, 'q', ?, ?, ?, ?, ?, 5, ?, ?, ?)`);
+    insert.run('a', '{"n":1}', 'created', 'shop-1', sqliteTime(NOW - 2_000), 0, null, sqliteTime(NOW - 2_000), sqliteTime(NOW));
+    insert.run('b', '{"n":2}', 'retry', null, sqliteTime(NOW - 1_000), 1, 'boom', sqliteTime(NOW - 1_000), sqliteTime(NOW));
+    const { rows, due } = claimDue((sql, args) => db!.prepare(sql).raw(true).all(...args), [{ name: 'q', groupConcurrency: null, limit: 5 }, { name: 'idle', groupConcurrency: null, limit: 5 }], NOW, 'me', NOW + 60_000);
+    expect([...due]).toEqual(['q']);
+    expect(rows.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+      { id: 'a', queue: 'q', payload: '{"n":1}', groupKey: 'shop-1', attempts: 1, maxAttempts: 5, lastError: null },
+      { id: 'b', queue: 'q', payload: '{"n":2}', groupKey: null, attempts: 2, maxAttempts: 5, lastError: 'boom' },
+    ]);
+    expect(db!.prepare(`SELECT "id", "state", "lockedBy" FROM "Job" ORDER BY "id"`).all()).toEqual([
+      { id: 'a', state: 'active', lockedBy: 'me' },
+      { id: 'b', state: 'active', lockedBy: 'me' },
+    ]);
   });
 });
