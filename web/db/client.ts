@@ -57,12 +57,16 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     const prisma = new PrismaClient({ adapter: isolateSqliteTransactions(new PrismaBetterSQLite3({ url: target.file, timeout: 10_000 }), direct) });
     // Raw statements skip Prisma's pipeline once the adapter has connected (the first statement connects it).
     db = withDirectRaw(prisma, sqliteDriver(() => direct.connection), (sql) => forProvider('sqlite', sql));
+    // The adapter connects on its first statement; that hands `direct` its run and connection.
+    const connected = async () => {
+      if (!direct.connection) await db.$queryRawUnsafe('SELECT 1');
+    };
     execute = async (sql, args) => {
-      if (!direct.run) await db.$queryRawUnsafe('SELECT 1'); // connects the adapter
+      await connected();
       return direct.run!(sql, args);
     };
     sqliteLocked = async (fn) => {
-      if (!direct.connection) await db.$queryRawUnsafe('SELECT 1'); // connects the adapter
+      await connected();
       const conn = direct.connection!;
       return conn.locked(() => fn((sql, args) => conn.prepare(sql).bind(args).raw().all() as unknown[][]));
     };

@@ -49,7 +49,7 @@ import { fromPrisma, PgBoss, type Db as PgBossDb, type JobWithMetadata, type Job
 import type { Database, Db, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Registration } from './base.ts';
 import { retryAfterOf } from '../retry/policy.ts';
-import { describeError, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
+import { describeError, holdKey, MAX_ATTEMPTS_BY_WORKER, pgBossJobRetryLimit, pgBossQueueRetry, recordedErrorMessage, resolveMaxAttempts } from './policy.ts';
 import type { EnqueueOptions, Job, JobInfo, JobRetryPolicy, QueueStat, RowInsert } from './queue.ts';
 
 /** A notify() within this long of an enqueue wakes a worker of that queue (the commit may come later). */
@@ -206,7 +206,7 @@ export class PgBossJobQueue extends BaseJobQueue {
       maxAttempts: resolveMaxAttempts(j.retryLimit, reg.retry.maxAttempts),
       signal: j.signal,
     };
-    const groupKey = job.group === null ? null : `${reg.name}\u0000${job.group}`;
+    const groupKey = job.group === null ? null : holdKey(reg.name, job.group);
     const inGroup = groupKey === null ? 0 : (this.runningInGroup.get(groupKey) ?? 0) + 1;
     if (groupKey !== null) this.runningInGroup.set(groupKey, inGroup);
     // More may wait behind this one: an idle sibling looks. Not when this job filled its group's

@@ -42,11 +42,11 @@ const WAITING = ['created', 'retry'] as const;
 // An ordered job (orderingKey) is due only as the oldest live job of its key (rowid: insert order).
 const HEAD = `("orderingKey" IS NULL OR NOT EXISTS (SELECT 1 FROM "Job" AS "k" WHERE "k"."queue" = "Job"."queue" AND "k"."orderingKey" = "Job"."orderingKey"
       AND "k"."state" IN ('created', 'retry', 'active') AND ("k"."state" = 'active' OR "k"."rowid" < "Job"."rowid")))`;
-const COLUMNS = `"id", "groupKey", "runAt", "createdAt", "rowid"`;
-/** A state's n oldest due jobs without a group. Binds: queue, state, now, n. */
-const FIRST_UNGROUPED = `SELECT ${COLUMNS} FROM "Job" WHERE "queue" = ? AND "state" = ? AND "groupKey" IS NULL AND "runAt" <= ? AND ${HEAD} ORDER BY "runAt", "rowid" LIMIT ?`;
-/** A group's n oldest due jobs in a state. Binds: queue, state, group, now, n. */
-const FIRST_OF_GROUP = `SELECT ${COLUMNS} FROM "Job" WHERE "queue" = ? AND "state" = ? AND "groupKey" = ? AND "runAt" <= ? AND ${HEAD} ORDER BY "runAt", "rowid" LIMIT ?`;
+/** A state's n oldest due jobs, without a group (binds: queue, state, now, n) or of one (queue, state, group, now, n). */
+const first = (group: string) =>
+  `SELECT "id", "groupKey", "runAt", "createdAt", "rowid" FROM "Job" WHERE "queue" = ? AND "state" = ? AND "groupKey" ${group} AND "runAt" <= ? AND ${HEAD} ORDER BY "runAt", "rowid" LIMIT ?`;
+const FIRST_UNGROUPED = first('IS NULL');
+const FIRST_OF_GROUP = first('= ?');
 /** The groups with jobs in a state, one index seek each (a skip scan). Binds: queue, state, queue, state. */
 const GROUPS = `WITH RECURSIVE "g"("k") AS (
     SELECT (SELECT MIN("groupKey") FROM "Job" WHERE "queue" = ? AND "state" = ? AND "groupKey" IS NOT NULL)
@@ -73,7 +73,8 @@ export function claimOrder(candidates: Candidate[], running: ReadonlyMap<string,
   const ranked: Array<{ c: Candidate; rank: number }> = [];
   for (const c of candidates) {
     if (c.group === null) ranked.push({ c, rank: 1 });
-    else byGroup.set(c.group, [...(byGroup.get(c.group) ?? []), c]);
+    else if (byGroup.has(c.group)) byGroup.get(c.group)!.push(c);
+    else byGroup.set(c.group, [c]);
   }
   for (const [group, list] of byGroup) {
     list.sort(byTime).forEach((c, i) => ranked.push({ c, rank: (running.get(group) ?? 0) + i + 1 }));
