@@ -3,11 +3,12 @@
 // HMAC check, event stored once per id, processing job enqueued, 200. Prints
 // events/s accepted and p50/p99 acknowledgement latency on SQLite and PostgreSQL, then
 // (issue 24) the end-to-end figure: a burst of events for booked deliveries (4 statuses each,
-// in order), and how many per second are matched and applied until the last one is.
+// in order), how many per second are matched and applied until the last one is, and the app's CPU
+// per applied event over that burst (intake and processing).
 import { randomUUID } from 'node:crypto';
 import { signDeliveryWebhook } from '../../web/delivery/index.ts';
 import { openMigratedDatabase } from '../../web/db/migrate.ts';
-import { benchArgs, benchDatabase, cli, machine, ms, openLoop, pool, printSummary, startAppProcess, summary, type Figure } from './lib.ts';
+import { benchArgs, benchDatabase, cli, cpuMsOf, machine, ms, openLoop, pool, printSummary, startAppProcess, summary, type Figure } from './lib.ts';
 
 const { quick, providers } = benchArgs();
 const RATES = (process.env.BENCH_RATES ?? (quick ? '20' : '50,100,200,400')).split(',').map(Number);
@@ -65,6 +66,7 @@ for (const provider of providers) {
   }
   const before = await database.db.courierEvent.count({ where: { state: 'PROCESSED' } });
   const started = performance.now();
+  const cpuBefore = cpuMsOf(app.proc.child.pid);
   // Round by round (status n of every delivery before status n+1), as fast as the app acknowledges.
   let errors = 0;
   for (const status of STATUSES) {
@@ -87,11 +89,14 @@ for (const provider of providers) {
     await new Promise((r) => setTimeout(r, 100));
   }
   const appliedMs = performance.now() - started;
+  // Intake and processing together (less noisy than the rate on a shared machine; no target).
+  const cpuPerEvent = (cpuMsOf(app.proc.child.pid) - cpuBefore) / Math.max(1, applied);
   const delivered = await database.db.delivery.count({ where: { id: { startsWith: 'bench-' }, courierStatus: 'delivered' } });
   const wrongOrder = await database.db.deliveryEvent.count({ where: { deliveryId: { startsWith: 'bench-' }, kind: 'courier_status', applied: false } });
-  console.log(`end to end: ${total} events for ${DELIVERIES} deliveries sent in ${(sentMs / 1000).toFixed(1)} s (${errors} errors), ${applied} applied in ${(appliedMs / 1000).toFixed(1)} s; ${delivered} delivered; ${wrongOrder} arrived out of order`);
+  console.log(`end to end: ${total} events for ${DELIVERIES} deliveries sent in ${(sentMs / 1000).toFixed(1)} s (${errors} errors), ${applied} applied in ${(appliedMs / 1000).toFixed(1)} s; ${delivered} delivered; ${wrongOrder} arrived out of order; app CPU ${cpuPerEvent.toFixed(2)} ms per applied event`);
   figures.push(
     { name: `${provider} events applied per second`, value: (applied / appliedMs) * 1000, unit: 'events/s', target: { op: '>=', limit: TARGET[provider] } },
+    { name: `${provider} app CPU per applied event`, value: cpuPerEvent, unit: 'ms' },
     { name: `${provider} events not applied`, value: total - applied, unit: 'events', target: { op: '==', limit: 0 } },
     { name: `${provider} events applied out of order`, value: wrongOrder, unit: 'events', target: { op: '==', limit: 0 } },
   );

@@ -1,6 +1,7 @@
-// applyEvent (web/fulfillment/events.ts) from what the courier-events job read: on PostgreSQL an event
-// that moves its delivery on is ONE statement (claim, update, timeline line, sync job); whatever that
-// statement cannot decide goes through the transaction, with the same result on both providers.
+// applyEvent (web/fulfillment/events.ts) from what the courier-events job read: an event that moves its
+// delivery on is written without an interactive transaction (claim, update, timeline line, sync job: ONE
+// statement on PostgreSQL, one locked run on SQLite); whatever that cannot decide goes through the
+// transaction, with the same result on both providers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../web/context.ts';
 import type { Database, Db } from '../../web/db/client.ts';
@@ -36,9 +37,9 @@ afterAll(async () => {
   await dropDatabase(url);
 });
 
-/** A context whose client opens no transaction on PostgreSQL (`oneStatement`): what applies must be one statement. */
+/** A context whose client opens no transaction (`oneStatement`): what applies must be one statement, or one locked run on SQLite. */
 function context(oneStatement: boolean): AppContext {
-  const db = oneStatement && pg
+  const db = oneStatement
     ? ({ $queryRawUnsafe: database.db.$queryRawUnsafe.bind(database.db), $transaction: () => Promise.reject(new Error('a transaction was opened')) } as unknown as Db)
     : database.db;
   return { db, database, queue, log, now: () => now.getTime() } as unknown as AppContext;
@@ -74,7 +75,7 @@ const syncJobs = async (deliveryId: string) => {
 };
 
 describe('a courier event applied from what its job read', () => {
-  it('moves the delivery on, writes its timeline line and queues its sync (PostgreSQL: one statement, no transaction); the same event again does nothing', async () => {
+  it('moves the delivery on, writes its timeline line and queues its sync with no transaction (PostgreSQL: one statement; SQLite: one locked run); the same event again does nothing', async () => {
     const id = await booked();
     const ev = await stored(id, 'collected');
     expect(await apply(context(true), ev)).toBe(true);

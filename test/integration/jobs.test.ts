@@ -345,10 +345,10 @@ describe(`job queue on ${provider}`, () => {
     const sqliteLocked: Database['sqliteLocked'] = (fn) => {
       const named: string[] = [];
       claims.push(named);
-      return locked((query) => fn((sql, args) => {
+      return locked((query, run) => fn((sql, args) => {
         if (sql.startsWith('SELECT 1 FROM "Job" WHERE "state" IN') && (args[0] === 'share-held' || args[0] === 'share-busy')) named.push(args[0] as string);
         return query(sql, args);
-      }));
+      }, run));
     };
     // A long poll interval: only the queues' own events may start a claim during the test.
     const q = await newQueue({ ...database, sqliteLocked } as Database, { pollIntervalMs: 5_000 });

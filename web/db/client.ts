@@ -31,10 +31,11 @@ export interface Database {
   execute(sql: string, args: unknown[]): Promise<number>;
   /**
    * SQLite only: runs fn under the connection's lock, its statements back to back with nothing of
-   * this process between them (the job claim, web/jobs/sqlite-claim.ts). `query` returns rows as
-   * arrays of column values. fn must not await.
+   * this process between them (the job claim, web/jobs/sqlite-claim.ts; a transaction of known
+   * statements, SqliteJobQueue.lockedWithJob). `query` returns rows as arrays of column values, `run`
+   * the rows a statement changed; both take the driver's values (sqliteArgs). fn must not await.
    */
-  sqliteLocked?<T>(fn: (query: (sql: string, args: unknown[]) => unknown[][]) => T): Promise<T>;
+  sqliteLocked?<T>(fn: (query: (sql: string, args: unknown[]) => unknown[][], run: (sql: string, args: unknown[]) => number) => T): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -68,7 +69,10 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     sqliteLocked = async (fn) => {
       await connected();
       const conn = direct.connection!;
-      return conn.locked(() => fn((sql, args) => conn.prepare(sql).bind(args).raw().all() as unknown[][]));
+      return conn.locked(() => fn(
+        (sql, args) => conn.prepare(sql).bind(args).raw().all() as unknown[][],
+        (sql, args) => Number((conn.prepare(sql).bind(args).run() as { changes: number | bigint }).changes),
+      ));
     };
     // WAL lets readers (health checks, the CLI) run beside the writer.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');

@@ -106,6 +106,19 @@ export function appliedEventStatement(claim: Statement, update: Statement, line:
   };
 }
 
+/**
+ * SQLite: appliedEventStatement's parts as lockedWithJob's steps, each to change one row: the claim
+ * (only where `unless`, binds from $4, does not hold), the delivery's conditional update, the line.
+ */
+export function lockedEventSteps(claim: Statement, update: Statement, line: RowInsert, unless?: (from: number) => Statement): RowInsert[] {
+  const cond = unless?.(claim.values.length + 1);
+  return [
+    { sql: cond ? `${claim.text} AND ${forProvider('sqlite', cond.text)}` : claim.text, values: cond ? [...claim.values, ...cond.values] : claim.values },
+    { sql: forProvider('sqlite', update.text), values: update.values },
+    line,
+  ];
+}
+
 /** A nullable text column read by raw SQL. */
 const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
 

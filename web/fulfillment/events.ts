@@ -9,12 +9,12 @@
 import type { AppContext } from '../context.ts';
 import { sqlStateOf, type Tx } from '../db/client.ts';
 import { addCourierRefs } from './refs.ts';
-import { appliedEventStatement, claimEvent, claimStatement, EventReader, findRef, STALE_ROW_SQLSTATE, type EventToProcess, type RefMatch } from './event-sql.ts';
+import { appliedEventStatement, claimEvent, claimStatement, EventReader, findRef, lockedEventSteps, STALE_ROW_SQLSTATE, type EventToProcess, type RefMatch } from './event-sql.ts';
 import { errorMessage } from '../ops/errors.ts';
 import type { DeliveryStatus } from '../lifecycle/machine.ts';
 import { addEventAndSync, syncOptions } from '../transitions/effects.ts';
 import { noFlowUsage } from '../transitions/flow-outbox.ts';
-import type { JobQueue } from '../jobs/queue.ts';
+import type { Job, JobQueue } from '../jobs/queue.ts';
 import { addEvent, timelineInsert, type TimelineEntry } from '../transitions/timeline.ts';
 import { planned, transitionLatest, type DeliveryRow, type Plan } from '../transitions/transition.ts';
 import { updateStatement, writableRaw } from '../db/raw-rows.ts';
@@ -189,8 +189,11 @@ const eventReader = (ctx: AppContext): EventReader => {
   return r;
 };
 
-/** `rematching`: called by a rematch pass, which must not queue another pass for what it leaves unmatched. */
-export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number; rematching?: boolean } = {}): Promise<void> {
+/**
+ * `rematching`: called by a rematch pass, which must not queue another pass for what it leaves unmatched.
+ * `running`: the courier-events job this is, completed with the event where it can be (lockedWithJob).
+ */
+export async function processCourierEvent(ctx: AppContext, job: CourierEventJobData, opts: { readBudget?: number; rematching?: boolean; running?: Job } = {}): Promise<void> {
   const ev = await eventReader(ctx).read(job.eventId);
   if (!ev || !['RECEIVED', 'UNMATCHED'].includes(ev.state)) return;
   const log = ctx.log.child({ courierEventId: ev.eventId, environmentId: ev.environmentId });
@@ -238,6 +241,7 @@ export async function processCourierEvent(ctx: AppContext, job: CourierEventJobD
   const fromRead = ref === ev.deliveryRefMatch && ev.refDelivery?.id === deliveryId;
   await applyEvent(ctx, ev.id, deliveryId, now, {}, {
     event: ev, shopId: ev.environment.shopId, generation: ref?.deliveryId === deliveryId ? ref.generation : undefined, delivery: fromRead ? ev.refDelivery! : undefined,
+    job: opts.running,
   });
 }
 
@@ -251,10 +255,10 @@ type StoredEvent = Pick<EventToProcess, 'eventId' | 'deliveryRef' | 'payload' | 
  */
 export async function applyEvent(
   ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, extra: { message?: string } = {},
-  known: { event?: StoredEvent; shopId?: string; generation?: number; delivery?: DeliveryRow } = {},
+  known: { event?: StoredEvent; shopId?: string; generation?: number; delivery?: DeliveryRow; job?: Job } = {},
 ): Promise<boolean> {
   if (!extra.message && known.event && known.delivery) {
-    const once = await applyInOneStatement(ctx, eventRowId, deliveryId, now, known.event, known.delivery, known.generation);
+    const once = await applyInOneStatement(ctx, eventRowId, deliveryId, now, known.event, known.delivery, known.generation, known.job);
     if (once) {
       ctx.queue.notify();
       return true;
@@ -279,30 +283,34 @@ const webhookStatus = (ev: StoredEvent, generation?: number): StatusInput =>
   ({ status: ev.status!, occurredAt: ev.occurredAt ?? ev.receivedAt, source: 'webhook', courierEventId: ev.eventId, generation });
 
 /**
- * PostgreSQL, the common case (an event that moves the delivery on, from the row the job read): the
- * claim, the delivery's update, the timeline line and its fulfillment sync job as ONE statement,
- * not BEGIN, four or five statements and COMMIT, each a round trip (issue 24). True: applied; null: not
- * done here (SQLite, a change with effects, a shop that uses the Flow trigger it fires, a claimed
+ * The common case (an event that moves the delivery on, from the row the job read): the claim, the
+ * delivery's update, the timeline line and its fulfillment sync job without an interactive
+ * transaction (issue 24). PostgreSQL: ONE statement, not BEGIN, four or five statements and COMMIT,
+ * each a round trip. SQLite: the same statements back to back under the connection's lock, not
+ * Prisma's transaction (its hops and bookkeeping cost more than the statements). True: applied;
+ * null: not done here (a change with effects, a shop that uses the Flow trigger it fires, a claimed
  * event, a row changed since it was read), and the caller uses the transaction, which tells those apart.
  */
 async function applyInOneStatement(
-  ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, ev: StoredEvent, d: DeliveryRow, generation: number | undefined,
+  ctx: AppContext, eventRowId: string, deliveryId: string, now: Date, ev: StoredEvent, d: DeliveryRow, generation: number | undefined, running?: Job,
 ): Promise<true | null> {
-  if (ctx.database.provider !== 'postgres' || d.id !== deliveryId) return null;
+  const provider = ctx.database.provider;
+  if (d.id !== deliveryId) return null;
   const input = webhookStatus(ev, generation);
   const decided = decideStatus(d, input, now);
   const p = decided.plan && planned(d, decided.plan);
   // Only a plain update: effects or a protected field go through the transaction; Flow triggers where the shop uses them.
   if (!p || !('write' in p) || !p.write || p.decision.row.effects.length || !writableRaw('Delivery', p.write.where, p.write.set)) return null;
   const { triggers } = p;
-  const row = appliedEventStatement(
-    claimStatement('postgres', eventRowId, deliveryId, now),
-    updateStatement('postgres', 'Delivery', p.write.where, p.write.set, Date.now()),
-    (when) => timelineInsert('postgres', deliveryId, statusLine(input, true, d.generation, decided), when),
-    triggers.length ? (from) => noFlowUsage(from, d.shopId, triggers) : undefined,
-  );
+  const claim = claimStatement(provider, eventRowId, deliveryId, now);
+  const update = updateStatement(provider, 'Delivery', p.write.where, p.write.set, Date.now());
+  const unless = triggers.length ? (from: number) => noFlowUsage(from, d.shopId, triggers) : undefined;
+  const line = (when?: string) => timelineInsert(provider, deliveryId, statusLine(input, true, d.generation, decided), when);
+  const job = [JOBS.fulfillmentSync, { deliveryId }, syncOptions({ group: d.shopId })] as const;
+  if (provider === 'sqlite') return ctx.queue.lockedWithJob<DeliveryJobData>(lockedEventSteps(claim, update, line(), unless), ...job, running);
+  const row = appliedEventStatement(claim, update, line, unless);
   try {
-    return (await ctx.queue.oneStatementWithJob<DeliveryJobData>(ctx.db, row, JOBS.fulfillmentSync, { deliveryId }, syncOptions({ group: d.shopId }))) || null;
+    return (await ctx.queue.oneStatementWithJob<DeliveryJobData>(ctx.db, row, ...job)) || null;
   } catch (e) {
     if (sqlStateOf(e) === STALE_ROW_SQLSTATE) return null;
     throw e;

@@ -33,7 +33,7 @@ export async function registerFulfillmentJobs(ctx: AppContext, opts: Fulfillment
   const retry = { ...FULFILLMENT_RETRY, ...opts.retry };
   // One delivery's events one at a time, in arrival order (the ordering key names the delivery), so
   // none lands below what Shopify already shows; different deliveries' events run side by side.
-  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvents, (job) => processCourierEvent(ctx, job.data), { ...COURIER_EVENT_WORKERS[ctx.database.provider], ordered: true, retry });
+  await ctx.queue.work<CourierEventJobData>(JOBS.courierEvents, (job) => processCourierEvent(ctx, job.data, { running: job }), { ...COURIER_EVENT_WORKERS[ctx.database.provider], ordered: true, retry });
   // Jobs enqueued by an earlier version, without ordering keys: one at a time, as they were.
   await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 1, retry });
   await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, paced(ctx, JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId)), {

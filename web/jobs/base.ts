@@ -254,6 +254,11 @@ export abstract class BaseJobQueue implements JobQueue {
     return null;
   }
 
+  /** SQLite only (sqlite.ts overrides it). */
+  async lockedWithJob<T>(_steps: readonly RowInsert[], _name: string, _data: T, _opts: EnqueueOptions = {}, _settles?: Job): Promise<true | null> {
+    return null;
+  }
+
   private logged(inserted: boolean, queue: string): boolean {
     this.log.debug({ queue, inserted }, inserted ? 'row and job inserted' : 'row not inserted: no job');
     return inserted;

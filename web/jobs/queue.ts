@@ -93,6 +93,9 @@
 //    `completeWaiting(tx, …)` in the transaction that stores it; `hurry` gives them back; a crash
 //    leaves them due again after `forMs`. A job claimed meanwhile (its reservation ran out) is never
 //    completed underneath its worker.
+// 12. Settled with its work (SQLite). `lockedWithJob(steps, …, job)` completes the running job in
+//    the transaction that writes its work: both commit or neither does, and the queue stores no
+//    outcome after. Fenced like any outcome: a job given back meanwhile undoes the whole run.
 //
 // NOT GUARANTEED: ordering between jobs without a shared ordering key; exactly-once execution (see 2); that
 // a handler which ignores `job.signal` stops when its job is given back.
@@ -244,6 +247,20 @@ export interface JobQueue {
    * it cannot be here (SQLite; a pg-boss INSERT of another shape), and the caller does it another way.
    */
   oneStatementWithJob<T>(db: Db, row: RowInsert, name: string, data: T, opts?: EnqueueOptions): Promise<boolean | null>;
+  /**
+   * SQLite (other backends: null, nothing done): `steps`, then the job, as one transaction under the
+   * connection's lock, with no await and no other statement of this process between them. Each step
+   * must change exactly one row; if one does not, the transaction is rolled back and null returned,
+   * and the caller takes its transaction path, which tells the cases apart. A step's values are as
+   * raw SQL takes them (a boolean, a DateTime as dbTime's text). A singleton duplicate is not inserted,
+   * and the steps are kept. True: all written.
+   *
+   * `settles`: the running job (of this queue instance) whose work these steps are. It is completed in
+   * the same transaction, one commit less per job, and the queue stores no outcome of its own when its
+   * handler returns. Its handler must not fail after this; if it does, the job stays completed and the
+   * error is logged. A job given back meanwhile (its lease ran out) makes the whole run null.
+   */
+  lockedWithJob<T>(steps: readonly RowInsert[], name: string, data: T, opts?: EnqueueOptions, settles?: Job): Promise<true | null>;
   /**
    * Takes up to `limit` jobs of one group of a queue that are due and were never claimed, oldest
    * first, for a handler that can do their work with its own (a shop's write-backs in one Shopify

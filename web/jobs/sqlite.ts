@@ -31,7 +31,8 @@ import type { Database, Tx } from '../db/client.ts';
 import { BaseJobQueue, type BaseOptions, type InsertRequest, type Outcome, type Registration } from './base.ts';
 import { describeError, MAX_ATTEMPTS_BY_WORKER, resolveMaxAttempts } from './policy.ts';
 import { PollLoop } from './poll-loop.ts';
-import type { Job, JobInfo, JobState, QueueStat } from './queue.ts';
+import type { EnqueueOptions, Job, JobInfo, JobState, QueueStat, RowInsert } from './queue.ts';
+import { sqliteArgs } from '../db/direct-values.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
 import { claimDue, type ClaimedRow } from './sqlite-claim.ts';
 import { completeWaitingJobs, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime, RESERVE_JOBS } from './sqlite-sql.ts';
@@ -52,6 +53,8 @@ interface InFlight {
   abort: AbortController;
   promise: Promise<void>;
   released: boolean;
+  /** Completed by its handler's own transaction (lockedWithJob's `settles`). */
+  settled?: boolean;
 }
 
 const DAY = 24 * 60 * 60_000;
@@ -123,26 +126,54 @@ export class SqliteJobQueue extends BaseJobQueue {
     // and the insert cannot interleave with another writer. A duplicate id
     // (every() buckets) is ignored rather than raised, so the caller's
     // transaction is not aborted.
-    const inserted = await tx.$executeRawUnsafe(
-      INSERT_JOB,
-      req.id,
-      req.name,
-      JSON.stringify(req.data),
-      req.singletonKey,
-      req.orderingKey,
-      req.group,
-      sqliteTime(now + req.startAfterMs),
-      req.maxAttempts ?? MAX_ATTEMPTS_BY_WORKER.sqlite,
-      sqliteTime(now),
-      sqliteTime(now),
-      req.name,
-      req.singletonKey,
-    );
+    const inserted = await tx.$executeRawUnsafe(INSERT_JOB, ...insertArgs(req, now));
     if (inserted !== 1) return null;
+    this.inserted(req, now);
+    return req.id;
+  }
+
+  /** What an insert tells this instance's claim loop. */
+  private inserted(req: InsertRequest, now: number): void {
     if (req.startAfterMs > 0) this.loop.at(now + req.startAfterMs);
     this.fresh.add(req.name);
     this.maybeMore = true; // due once its transaction commits; the next freed slot or notify() claims it
-    return req.id;
+  }
+
+  override async lockedWithJob<T>(steps: readonly RowInsert[], name: string, data: T, opts: EnqueueOptions = {}, settles?: Job): Promise<true | null> {
+    const req = this.request(name, data, opts);
+    const now = Date.now();
+    const stepArgs = steps.map((s) => {
+      if (s.with) throw new Error('a step with leading CTEs is PostgreSQL only');
+      const args = sqliteArgs(s.values);
+      if (!args) throw new TypeError(`a value of this step cannot be bound on SQLite: ${s.sql.slice(0, 60)}`);
+      return args;
+    });
+    // The running job these steps complete: its outcome's own fenced UPDATE, in this transaction.
+    const entry = settles ? this.inFlight.get(settles.id) : undefined;
+    const own = entry && !entry.released && !entry.settled && entry.job.attempt === settles!.attempt ? outcomeUpdate({ kind: 'completed' }, now) : null;
+    const written = await this.database.sqliteLocked!((_query, run) => {
+      run('BEGIN IMMEDIATE', []);
+      try {
+        if (steps.some((s, i) => run(s.sql, stepArgs[i]!) !== 1) || (own && run(own.sql, [...own.args, settles!.id, this.owner, settles!.attempt]) !== 1)) {
+          run('ROLLBACK', []);
+          return null;
+        }
+        const job = run(INSERT_JOB, insertArgs(req, now));
+        run('COMMIT', []);
+        return job;
+      } catch (e) {
+        // A failed COMMIT or step may have ended the transaction already (SQLite rolls back on some errors).
+        try {
+          run('ROLLBACK', []);
+        } catch { /* none open */ }
+        throw e;
+      }
+    });
+    if (written === null) return null;
+    if (written === 1) this.inserted(req, now);
+    if (own) entry!.settled = true;
+    this.log.debug({ queue: name, jobId: req.id, duplicate: written !== 1, settled: own ? settles!.id : undefined }, 'steps and job written');
+    return true;
   }
 
   protected async hurryBackend(name: string, group: string): Promise<number> {
@@ -326,6 +357,8 @@ export class SqliteJobQueue extends BaseJobQueue {
     };
     this.running.set(reg.name, (this.running.get(reg.name) ?? 0) + 1);
     const entry: InFlight = { job, abort, promise: Promise.resolve(), released: false };
+    // Before the handler starts: it may settle its job at once (lockedWithJob).
+    this.inFlight.set(job.id, entry);
     entry.promise = (async () => {
       let outcome: Outcome;
       try {
@@ -337,6 +370,10 @@ export class SqliteJobQueue extends BaseJobQueue {
         this.log.error({ jobId: job.id, queue: job.name, attempt: job.attempt }, 'job payload is not JSON; failing it');
       }
       if (entry.released || outcome.kind === 'abandoned') return;
+      if (entry.settled) {
+        if (outcome.kind !== 'completed') this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, 'job failed after its own transaction completed it; it stays completed');
+        return;
+      }
       await this.settle(job, outcome);
     })()
       .catch((e) => this.log.error({ jobId: job.id, queue: job.name, attempt: job.attempt, err: describeError(e) }, 'could not store job outcome; it runs again when its lease is reclaimed'))
@@ -347,7 +384,6 @@ export class SqliteJobQueue extends BaseJobQueue {
         // A freed slot needs a claim now only if jobs may be waiting; otherwise the poll finds new ones.
         if (this.maybeMore) this.loop.wake();
       });
-    this.inFlight.set(job.id, entry);
   }
 
   private async settle(job: Job, outcome: Exclude<Outcome, { kind: 'abandoned' }>): Promise<void> {
@@ -438,4 +474,12 @@ export class SqliteJobQueue extends BaseJobQueue {
       if (this.loop.running) this.log.warn({ err: describeError(e) }, 'could not delete old finished jobs');
     }
   }
+}
+
+/** INSERT_JOB's values for a request at `now`. */
+function insertArgs(req: InsertRequest, now: number): unknown[] {
+  return [
+    req.id, req.name, JSON.stringify(req.data), req.singletonKey, req.orderingKey, req.group, sqliteTime(now + req.startAfterMs),
+    req.maxAttempts ?? MAX_ATTEMPTS_BY_WORKER.sqlite, sqliteTime(now), sqliteTime(now), req.name, req.singletonKey,
+  ];
 }
