@@ -66,7 +66,10 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
     for (let delay = retry.initial; !closing; delay = Math.min(delay * 2, retry.max)) {
       try {
         let applied: string[];
-        ({ database, applied } = await openMigratedDatabase(config.databaseUrl));
+        // SQLite: the WAL's checkpoints in a worker thread, off the thread that answers webhooks.
+        ({ database, applied } = await openMigratedDatabase(config.databaseUrl, {
+          backgroundCheckpoints: { onError: (e) => log.warn({ err: (e as Error).message }, 'the SQLite checkpoint worker failed; the connection checkpoints itself meanwhile') },
+        }));
         readiness.db = database.db;
         log.info({ applied }, applied.length ? 'database migrations applied' : 'database schema is up to date');
         break;

@@ -12,6 +12,7 @@ import { cachingPrepare } from './sqlite-statements.ts';
 import { startingTransaction, withDirectRaw } from './direct-raw.ts';
 import { pgDriver, sqliteDriver, type PgQueryable, type SqliteConnection } from './direct-drivers.ts';
 import { forProvider } from './raw-sql.ts';
+import { BACKSTOP_PAGES, startCheckpointer, type CheckpointerOptions } from './sqlite-checkpointer.ts';
 
 export type Db = PrismaClient;
 /** A client or an interactive-transaction client. */
@@ -43,7 +44,13 @@ const require = createRequire(import.meta.url);
 /** How long close() waits for the driver to hand back its connections. */
 export const DISCONNECT_TIMEOUT_MS = 5_000;
 
-export async function openDatabase(url: string, opts: { poolSize?: number } = {}): Promise<Database> {
+export interface OpenOptions {
+  poolSize?: number;
+  /** SQLite: WAL checkpoints in a worker thread (web/db/sqlite-checkpointer.ts), for the long-running app. */
+  backgroundCheckpoints?: CheckpointerOptions;
+}
+
+export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Database> {
   const target = parseDatabaseUrl(url);
   let db: Db;
   let execute: Database['execute'];
@@ -77,6 +84,11 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     // WAL lets readers (health checks, the CLI) run beside the writer.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
+    if (opts.backgroundCheckpoints && target.file !== ':memory:') {
+      await db.$queryRawUnsafe(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      const checkpointer = startCheckpointer(target.file, opts.backgroundCheckpoints);
+      closeExtra = () => checkpointer.close();
+    }
     // Erased personal data is overwritten with zeros, not left in free pages of the file.
     await db.$queryRawUnsafe('PRAGMA secure_delete = ON');
   } else {

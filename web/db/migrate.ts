@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { prismaCommand, root } from '../../prisma/cli.ts';
-import { openDatabase, type Database, type Db } from './client.ts';
+import { openDatabase, type Database, type Db, type OpenOptions } from './client.ts';
 import { parseDatabaseUrl } from './url.ts';
 
 export class MigrationError extends Error {}
@@ -77,7 +77,7 @@ function summarise(out: string): string {
  * closed for the migration and reopened. Throws (with nothing left open) when
  * the database is unreachable or a migration fails.
  */
-export async function openMigratedDatabase(url: string, opts: { poolSize?: number } = {}): Promise<{ database: Database; applied: string[] }> {
+export async function openMigratedDatabase(url: string, opts: OpenOptions = {}): Promise<{ database: Database; applied: string[] }> {
   let database = await openDatabase(url, opts);
   try {
     const pending = await pendingMigrations(database.db, database.provider);
