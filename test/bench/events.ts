@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { signDeliveryWebhook } from '../../web/delivery/index.ts';
 import { openMigratedDatabase } from '../../web/db/migrate.ts';
-import { benchArgs, benchDatabase, cli, cpuMsOf, machine, ms, openLoop, pool, printSummary, startAppProcess, summary, type Figure } from './lib.ts';
+import { benchArgs, benchDatabase, cli, cpuMsOf, machine, postgresCpuMs, ms, openLoop, pool, printSummary, startAppProcess, summary, type Figure } from './lib.ts';
 
 const { quick, providers } = benchArgs();
 const RATES = (process.env.BENCH_RATES ?? (quick ? '20' : '50,100,200,400')).split(',').map(Number);
@@ -64,9 +64,13 @@ for (const provider of providers) {
     await database.db.delivery.createMany({ data: batch.map((k) => ({ id: k, shopId: shop.id, shopifyOrderId: k, orderName: `#${k}`, environment: 'test', status: 'CREATED', orderJson: '{}', courierOrderId: `ord_${k}`, createdAt: created })) });
     await database.db.courierRef.createMany({ data: batch.map((k) => ({ deliveryId: k, shopId: shop.id, environment: 'test', generation: 1, kind: 'delivery', value: `dlv_${k}` })) });
   }
+  // A shop's tables have statistics (autovacuum analyzes them); 500 rows inserted a second ago do not,
+  // and PostgreSQL then updated each delivery through its status index, past the other 499 CREATED rows.
+  if (provider === 'postgres') await database.db.$executeRawUnsafe('ANALYZE "Delivery", "CourierRef", "CourierEvent"');
   const before = await database.db.courierEvent.count({ where: { state: 'PROCESSED' } });
   const started = performance.now();
   const cpuBefore = cpuMsOf(app.proc.child.pid);
+  const pgCpuBefore = provider === 'postgres' ? postgresCpuMs() : NaN;
   // Round by round (status n of every delivery before status n+1), as fast as the app acknowledges.
   let errors = 0;
   for (const status of STATUSES) {
@@ -91,12 +95,15 @@ for (const provider of providers) {
   const appliedMs = performance.now() - started;
   // Intake and processing together (less noisy than the rate on a shared machine; no target).
   const cpuPerEvent = (cpuMsOf(app.proc.child.pid) - cpuBefore) / Math.max(1, applied);
+  // The server's share of the two cores (its backends, writers and autovacuum).
+  const pgCpuPerEvent = provider === 'postgres' ? (postgresCpuMs() - pgCpuBefore) / Math.max(1, applied) : NaN;
   const delivered = await database.db.delivery.count({ where: { id: { startsWith: 'bench-' }, courierStatus: 'delivered' } });
   const wrongOrder = await database.db.deliveryEvent.count({ where: { deliveryId: { startsWith: 'bench-' }, kind: 'courier_status', applied: false } });
-  console.log(`end to end: ${total} events for ${DELIVERIES} deliveries sent in ${(sentMs / 1000).toFixed(1)} s (${errors} errors), ${applied} applied in ${(appliedMs / 1000).toFixed(1)} s; ${delivered} delivered; ${wrongOrder} arrived out of order; app CPU ${cpuPerEvent.toFixed(2)} ms per applied event`);
+  console.log(`end to end: ${total} events for ${DELIVERIES} deliveries sent in ${(sentMs / 1000).toFixed(1)} s (${errors} errors), ${applied} applied in ${(appliedMs / 1000).toFixed(1)} s; ${delivered} delivered; ${wrongOrder} arrived out of order; app CPU ${cpuPerEvent.toFixed(2)} ms per applied event${provider === 'postgres' ? `, PostgreSQL CPU ${pgCpuPerEvent.toFixed(2)} ms` : ''}`);
   figures.push(
     { name: `${provider} events applied per second`, value: (applied / appliedMs) * 1000, unit: 'events/s', target: { op: '>=', limit: TARGET[provider] } },
     { name: `${provider} app CPU per applied event`, value: cpuPerEvent, unit: 'ms' },
+    ...(provider === 'postgres' ? [{ name: 'postgres database CPU per applied event', value: pgCpuPerEvent, unit: 'ms' }] : []),
     { name: `${provider} events not applied`, value: total - applied, unit: 'events', target: { op: '==', limit: 0 } },
     { name: `${provider} events applied out of order`, value: wrongOrder, unit: 'events', target: { op: '==', limit: 0 } },
   );

@@ -5,12 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Db } from '../../web/db/client.ts';
 import { PROTECTED_FIELDS, protectPersonalData } from '../../web/db/protected-data.ts';
-import { insertRow, providerOf, readRow, updateRows } from '../../web/db/raw-rows.ts';
+import { insertRow, providerOf, readRow, updateRows, updateStatement } from '../../web/db/raw-rows.ts';
 import { isUniqueViolation } from '../../web/db/client.ts';
 import { insertCourierRefs } from '../../web/fulfillment/refs.ts';
 import { isEncrypted, SecretBox } from '../../web/security/crypto.ts';
 import { addEvent } from '../../web/transitions/timeline.ts';
-import { dropDatabase, freshDatabaseUrl, openTestDatabase } from '../support/db.ts';
+import { dropDatabase, freshDatabaseUrl, openTestDatabase, testProvider } from '../support/db.ts';
 
 let url: string;
 let database: Database;
@@ -72,6 +72,26 @@ describe('raw rows', () => {
     expect(await updateRows(db, 'Delivery', { ...guard, courierStatusRank: { lt: 9 } }, { courierStatus: 'delivered' })).toBe(1);
     await expect(updateRows(db, 'Delivery', { id: 'raw-2' }, { orderJson: '{"plain":"text"}' })).rejects.toThrow(/protected fields are written through Prisma/);
   });
+
+  it.runIf(testProvider() === 'postgres')(
+    'PostgreSQL: an update by id reads the row by its primary key, even where the statistics say another condition is rarer',
+    async () => {
+      // Analyzed while every delivery was CREATED, then all moved on: the statistics call IN_PROGRESS rare.
+      const ids = Array.from({ length: 400 }, (_, i) => `plan-${i}`);
+      await db.delivery.createMany({ data: ids.map((id) => ({ id, shopId, shopifyOrderId: id, status: 'CREATED', orderJson: '{}' })) });
+      await database.db.$executeRawUnsafe('ANALYZE "Delivery"');
+      await database.db.delivery.updateMany({ where: { id: { in: ids } }, data: { status: 'IN_PROGRESS' } });
+      const { text, values } = updateStatement('postgres', 'Delivery', { id: 'plan-7', status: 'IN_PROGRESS', reasonCode: null, courierStatusRank: 0 }, { courierStatusRank: 3 }, Date.now());
+      const plan = await database.db.$transaction(async (tx) => {
+        const rows = await tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN ${text}`, ...values);
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+      expect(plan).toContain('"Delivery_pkey"');
+      expect(plan).not.toContain('Delivery_status');
+      expect(await updateRows(db, 'Delivery', { id: 'plan-7', status: 'IN_PROGRESS', reasonCode: null, courierStatusRank: 0 }, { courierStatusRank: 3 })).toBe(1);
+      expect(await updateRows(db, 'Delivery', { id: 'plan-8', status: 'CREATED' }, { courierStatusRank: 3 })).toBe(0);
+    },
+  );
 
   it('with the SecretBox, reads and writes the protected fields sealed at rest, as the extension does', async () => {
     await db.delivery.create({ data: { id: 'raw-4', shopId, shopifyOrderId: 'raw-4', status: 'PENDING', orderJson: '{"name":"Ada"}', overridesJson: '' } });

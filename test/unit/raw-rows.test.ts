@@ -15,17 +15,17 @@ describe('raw row statements', () => {
       ['in_transit', 3, 'IN_PROGRESS', '2026-11-28T12:00:00.000+00:00', 'd1', 2, 'CREATED', 3],
     ],
     [
-      'the same on postgres, with its placeholders', 'postgres',
+      'the same on postgres, with its placeholders; by id, the other conditions in a form no index answers', 'postgres',
       { id: 'd1', courierStatusRank: { lt: 3 } },
       { courierStatusRank: 3 },
-      'UPDATE "Delivery" SET "courierStatusRank" = $1, "updatedAt" = $2::timestamp(3) WHERE "id" = $3 AND "courierStatusRank" < $4',
+      'UPDATE "Delivery" SET "courierStatusRank" = $1, "updatedAt" = $2::timestamp(3) WHERE "id" = $3 AND ("courierStatusRank" < $4) IS TRUE',
       [3, '2026-11-28T12:00:00.000', 'd1', 3],
     ],
     [
       'null matches IS NULL; dates are bound as each provider stores them', 'postgres',
       { id: 'd1', reasonCode: null, dispatchedAt: new Date('2026-11-28T09:15:30.123Z') },
       { reasonCode: null, lastEventAt: new Date('2026-11-28T10:00:00.000Z'), writebackPending: true },
-      'UPDATE "Delivery" SET "reasonCode" = $1, "lastEventAt" = $2::timestamp(3), "writebackPending" = $3, "updatedAt" = $4::timestamp(3) WHERE "id" = $5 AND "reasonCode" IS NULL AND "dispatchedAt" = $6::timestamp(3)',
+      'UPDATE "Delivery" SET "reasonCode" = $1, "lastEventAt" = $2::timestamp(3), "writebackPending" = $3, "updatedAt" = $4::timestamp(3) WHERE "id" = $5 AND ("reasonCode" IS NULL) IS TRUE AND ("dispatchedAt" = $6::timestamp(3)) IS TRUE',
       [null, '2026-11-28T10:00:00.000', true, '2026-11-28T12:00:00.000', 'd1', '2026-11-28T09:15:30.123'],
     ],
     [
@@ -34,6 +34,20 @@ describe('raw row statements', () => {
       { tries: { increment: 1 }, updatedAt: new Date(NOW - 1000), lastError: undefined },
       'UPDATE "Delivery" SET "tries" = "tries" + ?, "updatedAt" = ? WHERE "id" = ? AND "tries" >= ? AND "tries" <= ? AND "shopifyRank" > ?',
       [1, '2026-11-28T11:59:59.000+00:00', 'd1', 1, 4, 0],
+    ],
+    [
+      'postgres without an id: conditions as they are', 'postgres',
+      { shopId: 's1', status: 'CREATED', OR: [{ reasonCode: null }, { tries: { lt: 2 } }] },
+      { status: 'NEW' },
+      'UPDATE "Delivery" SET "status" = $1, "updatedAt" = $2::timestamp(3) WHERE "shopId" = $3 AND "status" = $4 AND ("reasonCode" IS NULL OR "tries" < $5)',
+      ['NEW', '2026-11-28T12:00:00.000', 's1', 'CREATED', 2],
+    ],
+    [
+      'postgres by id with an OR', 'postgres',
+      { id: 'd1', OR: [{ reasonCode: null }, { tries: { lt: 2 } }] },
+      { status: 'NEW' },
+      'UPDATE "Delivery" SET "status" = $1, "updatedAt" = $2::timestamp(3) WHERE "id" = $3 AND (("reasonCode" IS NULL OR "tries" < $4)) IS TRUE',
+      ['NEW', '2026-11-28T12:00:00.000', 'd1', 2],
     ],
   ] as const)('%s', (_name, provider, where, data, text, values) => {
     expect(updateStatement(provider, 'Delivery', where, data, NOW)).toEqual({ text, values });

@@ -163,30 +163,36 @@ export function updateStatement(provider: Provider, model: ModelName, where: Raw
   }
   for (const [k, c] of cols) if (c.isUpdatedAt && data[k] === undefined) sets.push(`"${k}" = ${bind(c, new Date(now))}`);
   if (!sets.length) throw new Error(`nothing to write to ${model}`);
-  const conditions = (w: RawWhere): string[] => {
+  // PostgreSQL, by id: the other conditions only check the one row, in a form no index answers: its
+  // statistics lag a sale (a status rare when last analyzed is common minutes later), and it updated
+  // deliveries through the status index, past every other row in that status (bench:events). SQLite
+  // always takes a unique index for an equality.
+  const byId = provider === 'postgres' && typeof where.id === 'string';
+  const conditions = (w: RawWhere, top = false): string[] => {
     const conds: string[] = [];
+    const push = (k: string, sql: string) => conds.push(top && byId && k !== 'id' ? `(${sql}) IS TRUE` : sql);
     for (const [k, v] of Object.entries(w)) {
       if (v === undefined) continue;
       if (k === 'OR') {
         if (!Array.isArray(v) || !v.length) throw new Error(`${model}: OR takes a list of conditions`);
-        conds.push(`(${v.map((x: RawWhere) => conditions(x).join(' AND ') || 'TRUE').join(' OR ')})`);
+        push(k, `(${v.map((x: RawWhere) => conditions(x).join(' AND ') || 'TRUE').join(' OR ')})`);
         continue;
       }
       const c = column(k);
       // A sealed value never equals a fresh seal of the same text: only null can be matched.
       if (v !== null && PROTECTED[model].has(k)) throw new Error(`${model}.${k}: a protected field can only be matched with null`);
-      if (v === null) conds.push(`"${k}" IS NULL`);
+      if (v === null) push(k, `"${k}" IS NULL`);
       else if (typeof v === 'object' && !(v instanceof Date)) {
         for (const [op, x] of Object.entries(v as Record<string, unknown>)) {
           const sqlOp = COMPARISONS[op as keyof typeof COMPARISONS];
           if (!sqlOp || x === null || x === undefined) throw new Error(`${model}.${k}: only equality, lt, lte, gt and gte with a value can be matched`);
-          conds.push(`"${k}" ${sqlOp} ${bind(c, x)}`);
+          push(k, `"${k}" ${sqlOp} ${bind(c, x)}`);
         }
-      } else conds.push(`"${k}" = ${bind(c, v)}`);
+      } else push(k, `"${k}" = ${bind(c, v)}`);
     }
     return conds;
   };
-  const conds = conditions(where);
+  const conds = conditions(where, true);
   if (!conds.length) throw new Error(`an update of ${model} needs a condition`);
   return { text: forProvider(provider, `UPDATE "${model}" SET ${sets.join(', ')} WHERE ${conds.join(' AND ')}`), values };
 }
