@@ -1,7 +1,9 @@
 // web/db/sqlite-checkpointer.ts on a real SQLite file: the WAL is copied into the database file by the
 // worker thread (the app's connection checkpoints only at its far backstop), the worker runs only while
 // the file is written, and close() ends it so the last connection can remove the WAL.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../web/db/client.ts';
 import { BACKSTOP_PAGES, startCheckpointer } from '../../web/db/sqlite-checkpointer.ts';
@@ -68,6 +70,28 @@ describe.runIf(testProvider() === 'sqlite')('SQLite checkpoints in a worker thre
       await checkpointer.close();
     }
     expect(checkpointer.running).toBe(false);
+  });
+
+  it('a worker that fails is reported once and not started again within the retry spell', async () => {
+    // A WAL whose database file is gone: the worker cannot open it.
+    const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
+    const file = join(dir, 'missing.db');
+    writeFileSync(`${file}-wal`, 'x');
+    const errors: unknown[] = [];
+    const checkpointer = startCheckpointer(file, { ...quick, retryMs: 60_000, onError: (e) => errors.push(e) });
+    try {
+      await until('the failure to be reported', () => errors.length > 0);
+      for (let i = 0; i < 4; i++) {
+        await new Promise((r) => setTimeout(r, 60));
+        writeFileSync(`${file}-wal`, `x${i}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      expect(errors).toHaveLength(1);
+      expect(String(errors[0])).toMatch(/missing\.db|unable to open|SQLITE_CANTOPEN|does not exist/i);
+    } finally {
+      await checkpointer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('close() ends the worker, so the last connection checkpoints and removes the WAL', async () => {

@@ -35,6 +35,8 @@ export interface CheckpointerOptions {
   idleMs?: number;
   /** Told of a worker that could not start or failed (the backstop keeps checkpointing meanwhile). */
   onError?: (error: unknown) => void;
+  /** After a failed worker, how long before another is started (one warning per spell, not per second). */
+  retryMs?: number;
 }
 
 export interface Checkpointer {
@@ -45,11 +47,12 @@ export interface Checkpointer {
 
 /** Checkpoints `file`'s WAL from a worker thread while the WAL changes. */
 export function startCheckpointer(file: string, opts: CheckpointerOptions = {}): Checkpointer {
-  const { watchMs = 1_000, everyMs = 250, idleMs = 30_000 } = opts;
+  const { watchMs = 1_000, everyMs = 250, idleMs = 30_000, retryMs = 60_000 } = opts;
   const wal = `${file}-wal`;
   let worker: Worker | null = null;
   let closed = false;
   let seen = 0;
+  let retryAt = 0;
   const start = () => {
     // Plain JavaScript (the function's own source, types stripped): a worker that loads TypeScript
     // needs the type stripper and a heap of more than 8 MB.
@@ -62,7 +65,10 @@ export function startCheckpointer(file: string, opts: CheckpointerOptions = {}):
       stderr: false,
     });
     w.unref();
-    w.on('error', (e) => opts.onError?.(e));
+    w.on('error', (e) => {
+      retryAt = Date.now() + retryMs;
+      opts.onError?.(e);
+    });
     w.on('exit', () => {
       if (worker === w) worker = null;
     });
@@ -72,7 +78,7 @@ export function startCheckpointer(file: string, opts: CheckpointerOptions = {}):
     const changed = statSync(wal, { throwIfNoEntry: false })?.mtimeMs ?? 0;
     if (changed === seen) return;
     seen = changed;
-    if (!worker && !closed) start();
+    if (!worker && !closed && Date.now() >= retryAt) start();
   }, watchMs);
   timer.unref();
   return {
