@@ -1,22 +1,32 @@
-// web/db/sqlite-checkpointer.ts on a real SQLite file: the WAL is copied into the database file by the
-// worker thread (the app's connection checkpoints only at its far backstop), the worker runs only while
-// the file is written, and close() ends it so the last connection can remove the WAL.
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// web/db/sqlite-checkpointer.ts on a real SQLite file: while the app writes, a worker thread copies the
+// WAL into the database file and the app's connection checkpoints only at its far backstop; the worker
+// ends when the writes stop (an idle app holds no second thread), and close() ends it so the last
+// connection can remove the WAL.
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../web/db/client.ts';
-import { BACKSTOP_PAGES, startCheckpointer } from '../../web/db/sqlite-checkpointer.ts';
+import { BACKSTOP_PAGES, DEFAULT_PAGES, startCheckpointer, type AppConnection } from '../../web/db/sqlite-checkpointer.ts';
 import { dropDatabase, freshDatabaseUrl, testProvider } from '../support/db.ts';
 
-const quick = { watchMs: 50, everyMs: 50, idleMs: 400 };
-const until = async (what: string, ok: () => boolean, ms = 10_000) => {
+const quick = { watchMs: 50, busyChanges: 20, everyMs: 50, idleMs: 400 };
+const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 10_000) => {
   const end = Date.now() + ms;
-  while (!ok()) {
+  while (!(await ok())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 };
+const fileOf = (database: Database) => (database.target.provider === 'sqlite' ? database.target.file : '');
+const autocheckpoint = async (database: Database) =>
+  Number((await database.db.$queryRawUnsafe<Array<{ wal_autocheckpoint: bigint | number }>>('PRAGMA wal_autocheckpoint'))[0]!.wal_autocheckpoint);
+
+/** What the checkpointer reads of a connection, from the test's own database. */
+const connectionOf = (database: Database): AppConnection => ({
+  changes: () => database.sqliteLocked!((q) => Number(q('SELECT total_changes()', [])[0]![0])),
+  autocheckpoint: async () => {},
+});
 
 describe.runIf(testProvider() === 'sqlite')('SQLite checkpoints in a worker thread', () => {
   const open: Array<{ database: Database; url: string }> = [];
@@ -27,41 +37,46 @@ describe.runIf(testProvider() === 'sqlite')('SQLite checkpoints in a worker thre
     }
   });
 
-  async function opened(errors: unknown[] = []) {
+  async function opened(errors: unknown[] = [], background = true) {
     const url = await freshDatabaseUrl();
-    const database = await openDatabase(url, { backgroundCheckpoints: { ...quick, onError: (e) => errors.push(e) } });
+    const database = await openDatabase(url, background ? { backgroundCheckpoints: { ...quick, onError: (e) => errors.push(e) } } : {});
     open.push({ database, url });
-    const file = database.target.provider === 'sqlite' ? database.target.file : '';
-    return { database, file, url };
+    return database;
   }
 
-  /** ~1,000 pages of new rows, far below the app connection's own checkpoint threshold. */
-  async function write(database: Database, tag: string) {
-    for (let i = 0; i < 400; i++) {
+  /** Rows of 6 KB, a few at a time as a sale writes them: ~650 pages, below SQLite's own threshold. */
+  async function write(database: Database, tag: string, rows = 220) {
+    for (let i = 0; i < rows; i++) {
       await database.execute(`INSERT INTO "Shop" ("id", "domain", "settings", "updatedAt") VALUES (?, ?, ?, ?)`,
-        [`${tag}-${i}`, `${tag}-${i}.myshopify.com`, 'x'.repeat(8_000), '2026-12-01T00:00:00.000+00:00']);
+        [`${tag}-${i}`, `${tag}-${i}.myshopify.com`, 'x'.repeat(6_000), '2026-12-01T00:00:00.000+00:00']);
+      if (i % 20 === 19) await new Promise((r) => setTimeout(r, 10));
     }
   }
 
-  it("copies the WAL into the database file from the worker, not from the app's commits", async () => {
+  it("while the app writes, the worker copies the WAL into the database file and the app's connection checkpoints only at the backstop", async () => {
     const errors: unknown[] = [];
-    const { database, file } = await opened(errors);
-    const rows = await database.db.$queryRawUnsafe<Array<{ wal_autocheckpoint: bigint | number }>>('PRAGMA wal_autocheckpoint');
-    expect(Number(rows[0]!.wal_autocheckpoint)).toBe(BACKSTOP_PAGES);
+    const database = await opened(errors);
+    const file = fileOf(database);
+    expect(await autocheckpoint(database)).toBe(DEFAULT_PAGES);
     const before = statSync(file).size;
     await write(database, 'copied');
-    // 400 rows of 8 KB: ~1,200 pages in the WAL, which the app's connection would not checkpoint before 16,000.
-    await until('the database file to hold the new pages', () => statSync(file).size > before + 3_000_000);
+    expect(await autocheckpoint(database)).toBe(BACKSTOP_PAGES);
+    await until('the database file to hold the new pages', () => statSync(file).size > before + 1_000_000);
+    // Writes stopped: the worker ends and the connection checkpoints itself again.
+    await until("SQLite's own threshold back", async () => (await autocheckpoint(database)) === DEFAULT_PAGES);
     expect(errors).toEqual([]);
   });
 
-  it('runs only while the file is written: the worker ends after a quiet spell and starts again with new writes', async () => {
-    const url = await freshDatabaseUrl();
-    const database = await openDatabase(url);
-    open.push({ database, url });
-    const checkpointer = startCheckpointer(database.target.provider === 'sqlite' ? database.target.file : '', quick);
+  it('a few writes now and then (an idle app) start no worker; a burst does, and it ends after a quiet spell', async () => {
+    const database = await opened([], false);
+    const checkpointer = startCheckpointer(fileOf(database), connectionOf(database), quick);
     try {
-      await write(database, 'first');
+      for (let i = 0; i < 6; i++) {
+        await write(database, `idle-${i}`, 3);
+        await new Promise((r) => setTimeout(r, 60));
+        expect(checkpointer.running).toBe(false);
+      }
+      await write(database, 'burst');
       await until('the worker to start', () => checkpointer.running);
       await until('the worker to end when nothing is written', () => !checkpointer.running);
       await write(database, 'again');
@@ -73,36 +88,36 @@ describe.runIf(testProvider() === 'sqlite')('SQLite checkpoints in a worker thre
   });
 
   it('a worker that fails is reported once and not started again within the retry spell', async () => {
-    // A WAL whose database file is gone: the worker cannot open it.
+    // A database file that is gone: the worker cannot open it.
     const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
-    const file = join(dir, 'missing.db');
-    writeFileSync(`${file}-wal`, 'x');
+    let changes = 0;
     const errors: unknown[] = [];
-    const checkpointer = startCheckpointer(file, { ...quick, retryMs: 60_000, onError: (e) => errors.push(e) });
+    const checkpointer = startCheckpointer(join(dir, 'missing.db'), { changes: async () => (changes += 100), autocheckpoint: async () => {} }, {
+      ...quick, retryMs: 60_000, onError: (e) => errors.push(e),
+    });
     try {
       await until('the failure to be reported', () => errors.length > 0);
-      for (let i = 0; i < 4; i++) {
-        await new Promise((r) => setTimeout(r, 60));
-        writeFileSync(`${file}-wal`, `x${i}`);
-      }
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 300));
       expect(errors).toHaveLength(1);
-      expect(String(errors[0])).toMatch(/missing\.db|unable to open|SQLITE_CANTOPEN|does not exist/i);
+      expect(String(errors[0])).toMatch(/unable to open|SQLITE_CANTOPEN|does not exist/i);
     } finally {
       await checkpointer.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('close() ends the worker, so the last connection checkpoints and removes the WAL', async () => {
+  it('close() ends the worker (its thread is gone), so the last connection checkpoints and removes the WAL', async () => {
+    const threads = () => readdirSync('/proc/self/task').length;
     const url = await freshDatabaseUrl();
     const database = await openDatabase(url, { backgroundCheckpoints: { ...quick, idleMs: 60_000 } });
-    const file = database.target.provider === 'sqlite' ? database.target.file : '';
+    const file = fileOf(database);
+    const before = threads();
     await write(database, 'closing');
-    // The worker has started (the watch reads the WAL every 50 ms) and stays: a quiet spell of a minute.
-    await new Promise((r) => setTimeout(r, 300));
+    await until('the worker to start', async () => (await autocheckpoint(database)) === BACKSTOP_PAGES);
+    await until("the worker's thread", () => threads() > before);
     await database.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
+    await until("the worker's thread to end", () => threads() <= before, 3_000);
     await dropDatabase(url);
   });
 });

@@ -12,7 +12,7 @@ import { cachingPrepare } from './sqlite-statements.ts';
 import { startingTransaction, withDirectRaw } from './direct-raw.ts';
 import { pgDriver, sqliteDriver, type PgQueryable, type SqliteConnection } from './direct-drivers.ts';
 import { forProvider } from './raw-sql.ts';
-import { BACKSTOP_PAGES, startCheckpointer, type CheckpointerOptions } from './sqlite-checkpointer.ts';
+import { startCheckpointer, type CheckpointerOptions } from './sqlite-checkpointer.ts';
 
 export type Db = PrismaClient;
 /** A client or an interactive-transaction client. */
@@ -85,8 +85,11 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
     if (opts.backgroundCheckpoints && target.file !== ':memory:') {
-      await db.$queryRawUnsafe(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-      const checkpointer = startCheckpointer(target.file, opts.backgroundCheckpoints);
+      const locked = sqliteLocked;
+      const checkpointer = startCheckpointer(target.file, {
+        changes: () => locked((query) => Number(query('SELECT total_changes()', [])[0]![0])),
+        autocheckpoint: (pages) => locked((query) => void query(`PRAGMA wal_autocheckpoint = ${Math.trunc(pages)}`, [])),
+      }, opts.backgroundCheckpoints);
       closeExtra = () => checkpointer.close();
     }
     // Erased personal data is overwritten with zeros, not left in free pages of the file.

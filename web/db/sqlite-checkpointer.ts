@@ -6,34 +6,46 @@
 // Guarantees:
 // - Durability is SQLite's own: a checkpoint from another connection is the same operation, and a
 //   commit is in the WAL before its statement returns (synchronous = NORMAL, as before).
-// - The app's connection keeps an autocheckpoint, far out (BACKSTOP_PAGES), for when the worker is
-//   behind or gone: the WAL never grows without bound. PASSIVE checkpoints never finish while writes
-//   keep coming, so under a steady load the backstop is what resets the WAL; its checkpoint then finds
-//   nearly every page copied already.
-// - The worker runs only while the database is being written: it starts when the WAL changes and ends
-//   after IDLE_MS without work, so an idle app holds no second thread (its heap is ~15 MB of RSS).
+// - While the worker runs, the app's connection keeps an autocheckpoint far out (BACKSTOP_PAGES), for
+//   when the worker is behind: the WAL never grows without bound. PASSIVE checkpoints never finish
+//   while writes keep coming, so under a steady load the backstop is what resets the WAL; its
+//   checkpoint then finds nearly every page copied already. Without the worker, SQLite's default.
+// - The worker runs only while the app writes: it starts when a watch interval saw `busyChanges` rows
+//   written (SQLite's total_changes()), and ends after `idleMs` below that, so an idle app, whose
+//   timers write a row now and then, holds no second thread (its heap is ~15 MB of RSS).
 // - close() ends the worker between checkpoints, before the app's connection closes (which
 //   checkpoints what is left and removes the WAL).
-import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 const require = createRequire(import.meta.url);
 
-/** The app connection's own autocheckpoint when the worker checkpoints (pages of 4 KiB: 64 MiB). */
+/** The app connection's own autocheckpoint while the worker checkpoints (pages of 4 KiB: 64 MiB). */
 export const BACKSTOP_PAGES = 16_000;
+/** SQLite's default autocheckpoint, the app connection's own when no worker runs. */
+export const DEFAULT_PAGES = 1_000;
 
 /** How long close() lets a checkpoint under way finish before it ends the worker. */
 const STOP_WAIT_MS = 2_000;
 
+/** What the checkpointer asks of the app's connection. */
+export interface AppConnection {
+  /** Rows written on it since it opened (SQLite's total_changes()). */
+  changes(): Promise<number>;
+  /** Sets its own autocheckpoint, in pages. */
+  autocheckpoint(pages: number): Promise<void>;
+}
+
 export interface CheckpointerOptions {
-  /** How often the WAL's change time is read, to start the worker. */
+  /** How often the app's writes are counted. */
   watchMs?: number;
+  /** Rows written within one watch interval that start the worker. */
+  busyChanges?: number;
   /** How often the worker checkpoints while it runs. */
   everyMs?: number;
-  /** The worker ends after this long with nothing to copy. */
+  /** The worker ends after this long without a busy interval. */
   idleMs?: number;
-  /** Told of a worker that could not start or failed (the backstop keeps checkpointing meanwhile). */
+  /** Told of a worker that could not start or failed (the app's connection checkpoints itself meanwhile). */
   onError?: (error: unknown) => void;
   /** After a failed worker, how long before another is started (one warning per spell, not per second). */
   retryMs?: number;
@@ -45,20 +57,22 @@ export interface Checkpointer {
   close(): Promise<void>;
 }
 
-/** Checkpoints `file`'s WAL from a worker thread while the WAL changes. */
-export function startCheckpointer(file: string, opts: CheckpointerOptions = {}): Checkpointer {
-  const { watchMs = 1_000, everyMs = 250, idleMs = 30_000, retryMs = 60_000 } = opts;
-  const wal = `${file}-wal`;
+/** Checkpoints `file`'s WAL from a worker thread while the app writes to it. */
+export function startCheckpointer(file: string, app: AppConnection, opts: CheckpointerOptions = {}): Checkpointer {
+  const { watchMs = 1_000, busyChanges = 50, everyMs = 250, idleMs = 30_000, retryMs = 60_000 } = opts;
+  const report = (e: unknown) => opts.onError?.(e);
   let worker: Worker | null = null;
   let closed = false;
-  let seen = 0;
+  let ticking = false;
+  let counted: number | null = null;
+  let busyAt = 0;
   let retryAt = 0;
   const start = () => {
     // Plain JavaScript (the function's own source, types stripped): a worker that loads TypeScript
     // needs the type stripper and a heap of more than 8 MB.
     const w = new Worker(`(${checkpointLoop.toString()})(require('node:worker_threads'), require)`, {
       eval: true,
-      workerData: { file, everyMs, idleMs, driver: require.resolve('better-sqlite3') } satisfies LoopData,
+      workerData: { file, everyMs, driver: require.resolve('better-sqlite3') } satisfies LoopData,
       // Only a connection and a timer live here.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 },
       stdout: false,
@@ -67,18 +81,38 @@ export function startCheckpointer(file: string, opts: CheckpointerOptions = {}):
     w.unref();
     w.on('error', (e) => {
       retryAt = Date.now() + retryMs;
-      opts.onError?.(e);
+      report(e);
     });
     w.on('exit', () => {
-      if (worker === w) worker = null;
+      if (worker !== w) return;
+      worker = null;
+      if (!closed) app.autocheckpoint(DEFAULT_PAGES).catch(report);
     });
     worker = w;
+    return app.autocheckpoint(BACKSTOP_PAGES);
+  };
+  const stop = async (w: Worker) => {
+    const exited = new Promise<void>((r) => w.once('exit', () => r()));
+    w.postMessage('stop');
+    let timeout: NodeJS.Timeout | undefined;
+    const late = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => (timeout = setTimeout(() => r(true), STOP_WAIT_MS)))]);
+    clearTimeout(timeout);
+    if (late) await w.terminate();
+  };
+  const tick = async () => {
+    const n = await app.changes();
+    const busy = counted !== null && n - counted >= busyChanges;
+    counted = n;
+    const now = Date.now();
+    if (busy) busyAt = now;
+    if (closed) return;
+    if (busy && !worker && now >= retryAt) await start();
+    else if (!busy && worker && now - busyAt >= idleMs) await stop(worker);
   };
   const timer = setInterval(() => {
-    const changed = statSync(wal, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-    if (changed === seen) return;
-    seen = changed;
-    if (!worker && !closed && Date.now() >= retryAt) start();
+    if (ticking) return;
+    ticking = true;
+    tick().catch(report).finally(() => (ticking = false));
   }, watchMs);
   timer.unref();
   return {
@@ -90,13 +124,7 @@ export function startCheckpointer(file: string, opts: CheckpointerOptions = {}):
       clearInterval(timer);
       const w = worker;
       worker = null;
-      if (!w) return;
-      const exited = new Promise<void>((r) => w.once('exit', () => r()));
-      w.postMessage('stop');
-      let timeout: NodeJS.Timeout | undefined;
-      const late = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => (timeout = setTimeout(() => r(true), STOP_WAIT_MS)))]);
-      clearTimeout(timeout);
-      if (late) await w.terminate();
+      if (w) await stop(w);
     },
   };
 }
@@ -104,42 +132,31 @@ export function startCheckpointer(file: string, opts: CheckpointerOptions = {}):
 interface LoopData {
   file: string;
   everyMs: number;
-  idleMs: number;
   /** better-sqlite3's resolved path: the eval'd worker has no module path of its own. */
   driver: string;
 }
-type Connection = { pragma(sql: string): Array<{ log: number; checkpointed: number }>; close(): void };
+type Connection = { pragma(sql: string): unknown; close(): void };
 
 /**
  * The worker: its own connection, PASSIVE checkpoints (they never wait for the app's writers or
- * readers, and a busy one is tried at the next tick), ended after a quiet spell or at 'stop'
- * (between checkpoints, so none is cut off half-way). Runs from its source text: it may use only
- * its arguments.
+ * readers, and a busy one is tried at the next tick) until 'stop', which comes between checkpoints,
+ * so none is cut off half-way. Runs from its source text: it may use only its arguments.
  */
 function checkpointLoop(threads: typeof import('node:worker_threads'), load: (id: string) => unknown): void {
-  const { file, everyMs, idleMs, driver } = threads.workerData as LoopData;
+  const { file, everyMs, driver } = threads.workerData as LoopData;
   const Database = load(driver) as new (file: string, o: { timeout: number; fileMustExist: boolean }) => Connection;
   const db = new Database(file, { timeout: 0, fileMustExist: true });
-  let quietSince = Date.now();
-  let last = -1;
-  const end = () => {
+  const timer = setInterval(() => {
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // busy: the next tick
+    }
+  }, everyMs);
+  threads.parentPort?.on('message', (m) => {
+    if (m !== 'stop') return;
     clearInterval(timer);
     db.close();
     threads.parentPort?.close();
-  };
-  const timer = setInterval(() => {
-    let r: { log: number; checkpointed: number } | undefined;
-    try {
-      r = db.pragma('wal_checkpoint(PASSIVE)')[0];
-    } catch {
-      return;
-    }
-    // Work to do: frames not yet copied, or new ones since the last tick.
-    if (r && (r.checkpointed < r.log || r.log !== last)) quietSince = Date.now();
-    last = r ? r.log : -1;
-    if (Date.now() - quietSince >= idleMs) end();
-  }, everyMs);
-  threads.parentPort?.on('message', (m) => {
-    if (m === 'stop') end();
   });
 }
