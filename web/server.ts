@@ -16,6 +16,7 @@ import { checkEncryptionKeys } from './db/key-check.ts';
 import { createRuntime, encryptionBox, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { buildHandler, buildStartupApp } from './app.ts';
 import { releaseStartupMemory } from './ops/memory.ts';
+import { errorMessage } from './ops/errors.ts';
 
 export interface RunningServer {
   url: string;
@@ -68,7 +69,7 @@ export async function startServer(config: AppConfig, opts: StartOptions = {}): P
         let applied: string[];
         // SQLite: the WAL's checkpoints in a worker thread, off the thread that answers webhooks.
         ({ database, applied } = await openMigratedDatabase(config.databaseUrl, {
-          backgroundCheckpoints: { onError: (e) => log.warn({ err: (e as Error).message }, 'the SQLite checkpoint worker failed; the connection checkpoints itself meanwhile') },
+          backgroundCheckpoints: { onError: (e) => log.warn({ err: errorMessage(e) }, 'the SQLite checkpoint worker failed; the connection checkpoints itself meanwhile') },
         }));
         readiness.db = database.db;
         log.info({ applied }, applied.length ? 'database migrations applied' : 'database schema is up to date');

@@ -112,7 +112,8 @@ export function startCheckpointer(file: string, app: AppConnection, opts: Checkp
   const timer = setInterval(() => {
     if (ticking) return;
     ticking = true;
-    tick().catch(report).finally(() => (ticking = false));
+    // A tick still reading when close() came finds the connection closing: nothing to report.
+    tick().catch((e) => closed || report(e)).finally(() => (ticking = false));
   }, watchMs);
   timer.unref();
   return {

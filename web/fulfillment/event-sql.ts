@@ -95,8 +95,7 @@ export const STALE_ROW_SQLSTATE = '22012';
  */
 export function appliedEventStatement(claim: Statement, update: Statement, line: (when: string) => RowInsert, unless?: (from: number) => Statement): RowInsert {
   const l = line(`(SELECT CASE WHEN count(*) = 0 THEN false ELSE 1 / (SELECT count(*) FROM upd)::int = 1 END FROM claim)`);
-  const cond = unless?.(claim.values.length + 1);
-  const c = cond ? { text: `${claim.text} AND ${cond.text}`, values: [...claim.values, ...cond.values] } : claim;
+  const c = claimUnless('postgres', claim, unless);
   const u = c.values.length;
   const n = u + update.values.length;
   return {
@@ -106,17 +105,20 @@ export function appliedEventStatement(claim: Statement, update: Statement, line:
   };
 }
 
+/** The event's claim, only where `unless` (a condition with binds from $4) does not hold. */
+function claimUnless(provider: Provider, claim: Statement, unless?: (from: number) => Statement): Statement {
+  const cond = unless?.(claim.values.length + 1);
+  return cond ? { text: `${claim.text} AND ${forProvider(provider, cond.text)}`, values: [...claim.values, ...cond.values] } : claim;
+}
+
 /**
  * SQLite: appliedEventStatement's parts as lockedWithJob's steps, each to change one row: the claim
- * (only where `unless`, binds from $4, does not hold), the delivery's conditional update, the line.
+ * (only where `unless` does not hold), the delivery's conditional update, the line. The claim and the
+ * update are SQLite's text already (claimStatement, updateStatement).
  */
 export function lockedEventSteps(claim: Statement, update: Statement, line: RowInsert, unless?: (from: number) => Statement): RowInsert[] {
-  const cond = unless?.(claim.values.length + 1);
-  return [
-    { sql: cond ? `${claim.text} AND ${forProvider('sqlite', cond.text)}` : claim.text, values: cond ? [...claim.values, ...cond.values] : claim.values },
-    { sql: forProvider('sqlite', update.text), values: update.values },
-    line,
-  ];
+  const c = claimUnless('sqlite', claim, unless);
+  return [{ sql: c.text, values: c.values }, { sql: update.text, values: update.values }, line];
 }
 
 /** A nullable text column read by raw SQL. */
