@@ -161,6 +161,12 @@ describe('courier webhook retries', () => {
     const { res: second } = await postStatusEvent(account.endpointUrl, { ...event, timestampSec: now });
     expect(first.status).toBe(200);
     expect(await second.json()).toEqual({ received: true, duplicate: true });
+    // One log line per webhook: its access line says what it did.
+    const lines = s.app.logs.map((l) => JSON.parse(l)).filter((l) => l.eventId === 'evt_resent_1');
+    expect(lines.map((l) => [l.msg, l.shop, l.environment, l.status, l.stored, l.duplicate, l.courierStatus])).toEqual([
+      ['request', shop, 'test', 200, true, undefined, 'picked_up'],
+      ['request', shop, 'test', 200, undefined, true, undefined],
+    ]);
     await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))!.courierStatus === 'picked_up' ? true : null), 'the status applied');
     expect(await s.app.db.courierEvent.count({ where: { eventId: 'evt_resent_1' } })).toBe(1);
     expect((await deliveryOf(s.app, shop, orderId))!.events.filter((e) => e.courierEventId === 'evt_resent_1')).toHaveLength(1);

@@ -123,11 +123,12 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       const timed = startIntakeTimer('courier');
       ctx.intake?.received(); // background jobs yield while webhooks arrive (web/jobs/intake-first.ts)
       res.on('finish', () => timed(res.statusCode));
-      const log: Logger = res.locals.log ?? ctx.log;
+      // The request's child logger is made only when a line needs it (a stored webhook says so on the access line).
+      const log = (): Logger => res.locals.log ?? ctx.log;
       const endpointId = String(req.params.endpointId ?? '');
-      if (!ENDPOINT_ID.test(endpointId)) return unknownEndpoint(log, endpointId, res);
+      if (!ENDPOINT_ID.test(endpointId)) return unknownEndpoint(log(), endpointId, res);
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const reject = (status: number, reason: string, detail: string, elog: Logger = log.child({ endpointId: endpointId.slice(0, 12) })) => {
+      const reject = (status: number, reason: string, detail: string, elog: Logger = log().child({ endpointId: endpointId.slice(0, 12) })) => {
         if (rejections.record(endpointId, `${reason}: ${detail}`)) elog.warn({ reason, detail }, 'courier webhook rejected');
         else res.locals.accessLogLevel = 'debug'; // counted in the next summary line instead
         res.status(status).json({ error: `webhook rejected: ${detail}`, reason });
@@ -144,7 +145,7 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       };
       const cached = endpoints.get(endpointId);
       let env = cached ?? (await read());
-      if (!env || env.shop.uninstalledAt) return unknownEndpoint(log, endpointId, res);
+      if (!env || env.shop.uninstalledAt) return unknownEndpoint(log(), endpointId, res);
 
       const verify = (row: Endpoint) => {
         let secrets: string[];
@@ -162,11 +163,11 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
       // A cached row may hold a secret replaced since: a failure is only believed on a fresh read.
       if (checked.rejected && cached) {
         env = await read();
-        if (!env || env.shop.uninstalledAt) return unknownEndpoint(log, endpointId, res);
+        if (!env || env.shop.uninstalledAt) return unknownEndpoint(log(), endpointId, res);
         checked = verify(env);
       }
-      const elog = log.child({ shop: env.shop.domain, environment: env.environment });
-      if (checked.rejected) return reject(checked.rejected[0], checked.rejected[1], checked.rejected[2], elog);
+      const about = { shop: env.shop.domain, environment: env.environment };
+      if (checked.rejected) return reject(checked.rejected[0], checked.rejected[1], checked.rejected[2], log().child(about));
       const v = checked.v;
 
       const { event } = v;
@@ -198,13 +199,14 @@ export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionL
         await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
         env.lastWebhookAt = new Date(now); // the cached row too: one refresh per interval
       }
+      // Said on the request's access line (web/ops/http.ts): one log line per webhook.
       if (!rowId) {
-        elog.info({ eventId }, 'duplicate courier webhook acknowledged');
+        res.locals.accessLogFields = { ...about, eventId, duplicate: true };
         res.status(200).json({ received: true, duplicate: true });
         return;
       }
       ctx.queue.notify();
-      elog.info({ eventId, type: event.type, status: data.status }, 'courier webhook stored');
+      res.locals.accessLogFields = { ...about, eventId, type: event.type, courierStatus: data.status, stored: true };
       res.status(200).json({ received: true });
     },
   ];

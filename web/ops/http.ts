@@ -3,7 +3,8 @@
 // The path is logged with its mount prefix (req.originalUrl), without the query
 // string: OAuth callbacks carry codes in it. A route may set res.locals.accessLogLevel
 // when a status is expected (a /readyz 503 during start-up is not an error; a flood
-// of refused courier webhooks is summarised elsewhere).
+// of refused courier webhooks is summarised elsewhere), and res.locals.accessLogFields to say
+// what the request did on the same line (a stored courier webhook: one line, not two).
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from './logger.ts';
@@ -27,11 +28,11 @@ export function startRequest(log: Logger, get: (header: string) => string | unde
   return {
     reqId,
     log: (): Logger => (child ??= log.child(bindings)),
-    /** The access line: `level` when the route set one, else by status. */
-    finish(method: string, path: string, status: number, level?: AccessLogLevel) {
+    /** The access line: `level` when the route set one, else by status; `fields` the route's own. */
+    finish(method: string, path: string, status: number, level?: AccessLogLevel, fields?: Record<string, unknown>) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const lvl: AccessLogLevel = level ?? (status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info');
-      const line = { method, path, status, ms: Math.round(ms * 10) / 10 };
+      const line = { ...fields, method, path, status, ms: Math.round(ms * 10) / 10 };
       if (child) child[lvl](line, 'request');
       else log[lvl]({ ...bindings, ...line }, 'request');
     },
@@ -52,7 +53,7 @@ export function requestContext(log: Logger) {
     res.setHeader('X-Request-Id', r.reqId);
     res.on('finish', () => {
       // A route whose path is a credential (the tracking page's token) logs a masked one.
-      r.finish(req.method, res.locals.logPath ?? req.originalUrl.split('?')[0], res.statusCode, res.locals.accessLogLevel);
+      r.finish(req.method, res.locals.logPath ?? req.originalUrl.split('?')[0], res.statusCode, res.locals.accessLogLevel, res.locals.accessLogFields);
     });
     next();
   };
