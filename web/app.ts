@@ -9,7 +9,7 @@ import type { Logger } from './ops/logger.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import { mountAdmin } from './admin/index.ts';
 import { requireShopParam } from './admin/auth.ts';
-import { courierWebhookRoute } from './fulfillment/webhook-route.ts';
+import { COURIER_WEBHOOK_PATH, WEBHOOK_BODY_LIMIT as COURIER_WEBHOOK_BODY_LIMIT, courierWebhookIntake, courierWebhookRoute, type CourierWebhookIntake } from './fulfillment/webhook-route.ts';
 import { errorHandler, notFound, requestContext } from './ops/http.ts';
 import { healthRoutes, type Readiness } from './ops/health.ts';
 import { securityHeaders } from './ops/security-headers.ts';
@@ -51,22 +51,30 @@ function intakeDeps(s: AppServices): WebhookIntakeDeps {
 }
 
 /**
- * The server's request listener: Shopify's webhooks answered before Express when they can be
+ * The server's request listener: Shopify's and the courier's webhooks answered before Express when they can be
  * (web/ops/bare-http.ts: one insert is the whole intake, Express's layers cost more than it), the
  * Express app for everything else.
  */
 export function buildHandler(s: AppServices): (req: IncomingMessage, res: ServerResponse) => void {
   const intake = shopifyWebhookIntake(intakeDeps(s));
-  const app = buildApp(s, intake);
-  const bare = bareJsonPost({ log: s.ctx.log, limitBytes: SHOPIFY_WEBHOOK_BODY_LIMIT, securityHeaders: securityHeadersFor(s.ctx.config), handle: intake });
+  const courier = courierWebhookIntake(s.ctx);
+  const app = buildApp(s, intake, courier);
+  const securityHeaders = securityHeadersFor(s.ctx.config);
+  const bare = bareJsonPost({ log: s.ctx.log, limitBytes: SHOPIFY_WEBHOOK_BODY_LIMIT, securityHeaders, handle: intake });
+  const courierBare = bareJsonPost({
+    log: s.ctx.log, limitBytes: COURIER_WEBHOOK_BODY_LIMIT, securityHeaders,
+    handle: (raw, header, log, path) => courier(COURIER_WEBHOOK_PATH.exec(path)![1]!, raw, header, log),
+  });
   return (req, res) => {
     if (req.method === 'POST' && req.url === '/api/webhooks' && bare(req, res)) return;
+    // Only an exact path with a well-formed endpoint id: anything else is Express's to route.
+    if (req.method === 'POST' && COURIER_WEBHOOK_PATH.test(req.url ?? '') && courierBare(req, res)) return;
     app(req, res);
   };
 }
 
-/** The Express app; `intake` is the Shopify webhook intake buildHandler also serves before it. */
-function buildApp(s: AppServices, intake: BareHandler): Express {
+/** The Express app; `intake` and `courier` are the webhook intakes buildHandler also serves before it. */
+function buildApp(s: AppServices, intake: BareHandler, courier: CourierWebhookIntake): Express {
   const app = express();
   app.disable('x-powered-by');
   const { ctx } = s;
@@ -82,7 +90,7 @@ function buildApp(s: AppServices, intake: BareHandler): Express {
   // Raw-body routes first: signatures cover the exact bytes.
   // Intake is one insert into the inbox; the inbox worker (web/inbox/worker.ts) processes it.
   app.post('/api/webhooks', ...shopifyWebhookRoute(intake, ctx.log));
-  app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx));
+  app.post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(ctx, courier));
   // Checkout rates (Shopify CarrierService); delivery windows decide "out of hours" (web/rates/hours.ts).
   app.post(RATES_CALLBACK_PATH, ...ratesCallbackRoute(ctx));
   // Shopify Flow's action runs and trigger lifecycle callbacks (signed like webhooks).

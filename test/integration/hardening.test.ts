@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDeliveryWebhook } from '../../web/delivery/webhook-verify.ts';
-import { courierWebhookRoute, EndpointCache, RejectionLog } from '../../web/fulfillment/webhook-route.ts';
+import { courierWebhookIntake, courierWebhookRoute, EndpointCache, RejectionLog } from '../../web/fulfillment/webhook-route.ts';
 import { requestContext } from '../../web/ops/http.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { waitFor } from '../support/process.ts';
@@ -98,7 +98,7 @@ describe('a flood of unsigned courier webhooks', () => {
     const { endpointId } = await connectCourierAccount(s, shop);
     // The app's real route and database, with a flush interval the test controls.
     const rejections = new RejectionLog(s.app.ctx, { flushMs: 600_000 });
-    const app = express().use(requestContext(s.app.ctx.log)).post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(s.app.ctx, rejections));
+    const app = express().use(requestContext(s.app.ctx.log)).post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(s.app.ctx, courierWebhookIntake(s.app.ctx, rejections)));
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/delivery/${endpointId}`;
@@ -162,7 +162,7 @@ describe('the courier route keeps a read endpoint for a moment (EndpointCache)',
       return (await fetch(url, { method: 'POST', headers, body })).status;
     };
     const serve = async (cache: EndpointCache) => {
-      const app = express().use(requestContext(s.app.ctx.log)).post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(s.app.ctx, new RejectionLog(s.app.ctx), cache));
+      const app = express().use(requestContext(s.app.ctx.log)).post('/webhooks/delivery/:endpointId', ...courierWebhookRoute(s.app.ctx, courierWebhookIntake(s.app.ctx, new RejectionLog(s.app.ctx), cache)));
       const server = app.listen(0, '127.0.0.1');
       await new Promise((r) => server.once('listening', r));
       return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/delivery/${endpointId}` };

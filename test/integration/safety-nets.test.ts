@@ -1,6 +1,8 @@
 // Behaviours that were once broken on purpose with no test failing; each test
 // here fails when its behaviour breaks. Over real HTTP; SQLite and PostgreSQL.
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signDeliveryWebhook } from '../../web/delivery/index.ts';
 import { updateEnvironment, updateSettings } from '../../web/settings/store.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { cliOf } from '../support/cli.ts';
@@ -170,5 +172,57 @@ describe('courier webhook retries', () => {
     await waitFor(async () => ((await deliveryOf(s.app, shop, orderId))!.courierStatus === 'picked_up' ? true : null), 'the status applied');
     expect(await s.app.db.courierEvent.count({ where: { eventId: 'evt_resent_1' } })).toBe(1);
     expect((await deliveryOf(s.app, shop, orderId))!.events.filter((e) => e.courierEventId === 'evt_resent_1')).toHaveLength(1);
+  });
+});
+
+describe('courier webhooks before Express', () => {
+  it('answer alike before Express (a Content-Length body) and through it (chunked, or a path Express must route): status, body, headers, one log line', async () => {
+    const shop = 'courier-bare.myshopify.com';
+    const { account, delivery: d } = await bookedWithAccount(s, shop);
+    const send = (url: string, id: string, chunked: boolean, secret = WEBHOOK_SECRET) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+        const body = JSON.stringify({ id, type: 'delivery.status.updated', created_at: new Date().toISOString(), data: { delivery_id: d.courierOrderId, status: 'picked_up' } });
+        const headers = signDeliveryWebhook({ secret, body, timestampSec: Math.floor(Date.now() / 1000), eventId: id, type: 'delivery.status.updated' });
+        const req = request(url, { method: 'POST', headers: { ...headers, ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+        });
+        req.on('error', reject);
+        if (chunked) {
+          req.write(body.slice(0, 10));
+          req.end(body.slice(10));
+        } else req.end(body);
+      });
+    const url = account.endpointUrl;
+    const bare = await send(url, 'evt_bare_1', false);
+    const chunked = await send(url, 'evt_chunked_1', true);
+    const routed = await send(`${url}?via=express`, 'evt_query_1', false);
+    for (const r of [bare, chunked, routed]) {
+      expect(r).toMatchObject({ status: 200, body: JSON.stringify({ received: true }) });
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(r.headers['x-content-type-options']).toBe('nosniff');
+      expect(r.headers['x-request-id']).toMatch(/^[\w.-]+$/);
+    }
+    // Express's res.json adds an ETag; the route before Express does not: each was answered where it should be.
+    expect(bare.headers.etag).toBeUndefined();
+    expect(chunked.headers.etag).toBeDefined();
+    expect(routed.headers.etag).toBeDefined();
+    // A repeat and a wrong signature get the same answer from either.
+    for (const c of [false, true]) {
+      expect(JSON.parse((await send(url, c ? 'evt_bare_1' : 'evt_chunked_1', c)).body)).toEqual({ received: true, duplicate: true });
+      const forged = await send(url, `evt_forged_${c}`, c, 'whsec_not_the_secret_0000');
+      expect(forged.status).toBe(401);
+      expect(JSON.parse(forged.body)).toMatchObject({ reason: 'signature_mismatch' });
+      const unknown = await send(url.replace(/ep_[\w-]+$/, 'ep_0000000000000000unknown'), `evt_unknown_${c}`, c);
+      expect(unknown).toMatchObject({ status: 404, body: JSON.stringify({ error: 'unknown webhook endpoint' }) });
+    }
+    expect(await s.app.db.courierEvent.count({ where: { eventId: { in: ['evt_bare_1', 'evt_chunked_1', 'evt_query_1'] } } })).toBe(3);
+    expect(await s.app.db.courierEvent.count({ where: { eventId: { startsWith: 'evt_forged_' } } })).toBe(0);
+    // One line per stored webhook, from either: its access line.
+    const lines = s.app.logs.map((l) => JSON.parse(l)).filter((l) => ['evt_bare_1', 'evt_chunked_1'].includes(l.eventId) && l.stored);
+    expect(lines.map((l) => [l.eventId, l.msg, l.shop, l.status, l.path])).toEqual([
+      ['evt_bare_1', 'request', shop, 200, new URL(url).pathname],
+      ['evt_chunked_1', 'request', shop, 200, new URL(url).pathname],
+    ]);
   });
 });

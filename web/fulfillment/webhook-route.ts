@@ -10,9 +10,10 @@
 // rejection reason so a merchant can see that their portal set-up is wrong.
 import express, { type Request, type Response } from 'express';
 import type { AppContext } from '../context.ts';
-import { verifyDeliveryWebhook } from '../delivery/index.ts';
+import { SIGNATURE_HEADERS, verifyDeliveryWebhook } from '../delivery/index.ts';
 import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { BareAnswer } from '../ops/bare-http.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { storableDate, storableOrNull, storableText } from '../security/text.ts';
 import { webhookSecretsOf } from '../settings/store.ts';
@@ -20,7 +21,7 @@ import { courierEventOrderingKey } from './jobs.ts';
 import { courierEventInsert, findEndpoint, type Endpoint } from './event-sql.ts';
 import { startIntakeTimer } from '../ops/metrics.ts';
 
-export const WEBHOOK_BODY_LIMIT = '64kb';
+export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 /** How stale the endpoint's lastWebhookAt may get before a webhook refreshes it. */
 export const LAST_WEBHOOK_REFRESH_MS = 60_000;
 const ENDPOINT_ID = /^ep_[A-Za-z0-9_-]{16,64}$/;
@@ -116,103 +117,119 @@ export class EndpointCache {
   }
 }
 
-export function courierWebhookRoute(ctx: AppContext, rejections = new RejectionLog(ctx), endpoints = new EndpointCache()) {
+/** Paths the intake answered before Express takes: a well-formed endpoint id, nothing else (web/app.ts). */
+export const COURIER_WEBHOOK_PATH = /^\/webhooks\/delivery\/(ep_[A-Za-z0-9_-]{16,64})$/;
+
+/** POST /webhooks/delivery/:endpointId through Express (requests the bare route declines). */
+export function courierWebhookRoute(ctx: AppContext, intake = courierWebhookIntake(ctx)) {
   return [
     express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
-      const timed = startIntakeTimer('courier');
-      ctx.intake?.received(); // background jobs yield while webhooks arrive (web/jobs/intake-first.ts)
-      res.on('finish', () => timed(res.statusCode));
-      // The request's child logger is made only when a line needs it (a stored webhook says so on the access line).
-      const log = (): Logger => res.locals.log ?? ctx.log;
-      const endpointId = String(req.params.endpointId ?? '');
-      if (!ENDPOINT_ID.test(endpointId)) return unknownEndpoint(log(), endpointId, res);
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const reject = (status: number, reason: string, detail: string, elog: Logger = log().child({ endpointId: endpointId.slice(0, 12) })) => {
-        if (rejections.record(endpointId, `${reason}: ${detail}`)) elog.warn({ reason, detail }, 'courier webhook rejected');
-        else res.locals.accessLogLevel = 'debug'; // counted in the next summary line instead
-        res.status(status).json({ error: `webhook rejected: ${detail}`, reason });
-      };
-      // Everything that needs no secret (headers, their format) is checked before any
-      // database access: an unsigned flood never reaches the database.
-      const pre = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets: [], nowMs: ctx.now() });
-      if (!pre.ok && pre.reason !== 'signature_mismatch') return reject(pre.reason === 'malformed_body' ? 400 : 401, pre.reason, REASON_TEXT[pre.reason] ?? pre.detail);
-
-      const read = async () => {
-        const found = await findEndpoint(ctx.db, ctx.database.provider, endpointId);
-        endpoints.set(endpointId, found);
-        return found;
-      };
-      const cached = endpoints.get(endpointId);
-      let env = cached ?? (await read());
-      if (!env || env.shop.uninstalledAt) return unknownEndpoint(log(), endpointId, res);
-
-      const verify = (row: Endpoint) => {
-        let secrets: string[];
-        try {
-          secrets = webhookSecretsOf(row, ctx.box, ctx.now());
-        } catch (e) {
-          if (!(e instanceof DecryptionError)) throw e;
-          return { rejected: [401, 'secret_unreadable', 'the stored webhook secret cannot be read; enter it again'] as const };
-        }
-        if (!secrets.length) return { rejected: [401, 'no_secret', `no webhook secret is set for the ${row.environment} environment`] as const };
-        const v = verifyDeliveryWebhook({ headers: req.headers, rawBody: raw, secrets, nowMs: ctx.now() });
-        return v.ok ? { v } : { rejected: [v.reason === 'malformed_body' ? 400 : 401, v.reason, REASON_TEXT[v.reason] ?? v.detail] as const };
-      };
-      let checked = verify(env);
-      // A cached row may hold a secret replaced since: a failure is only believed on a fresh read.
-      if (checked.rejected && cached) {
-        env = await read();
-        if (!env || env.shop.uninstalledAt) return unknownEndpoint(log(), endpointId, res);
-        checked = verify(env);
-      }
-      const about = { shop: env.shop.domain, environment: env.environment };
-      if (checked.rejected) return reject(checked.rejected[0], checked.rejected[1], checked.rejected[2], log().child(about));
-      const v = checked.v;
-
-      const { event } = v;
-      const data = event.data ?? ({} as Record<string, unknown>);
-      // A verified event is never refused for its content: what a database cannot store
-      // (NUL, lone surrogates, years outside 0001-9999) is replaced in the columns. `payload` keeps
-      // the exact body: it is valid UTF-8 JSON (checked), where such characters can only be escapes.
-      const payload = storableText(raw.toString('utf8'));
-      const eventId = storableText(v.eventId);
-      const now = ctx.now();
-      // The endpoint's "last webhook" is refreshed at most once a minute: not a write per event.
-      const touch = !env.lastWebhookAt || now - env.lastWebhookAt.getTime() >= LAST_WEBHOOK_REFRESH_MS;
-      const deliveryRef = storableOrNull(data.delivery_id);
-      // The event (ON CONFLICT: a repeat inserts nothing) and, for a new one, its job: both or neither.
-      const { id, row } = courierEventInsert(ctx.database.provider, {
-        environmentId: env.id,
-        eventId,
-        type: storableText(String(event.type)),
-        deliveryRef,
-        status: storableOrNull(data.status),
-        occurredAt: storableDate(Date.parse(event.created_at)),
-        payload,
-        receivedAt: now,
-      });
-      // Ordered per delivery: that delivery's events apply in arrival order, other deliveries' in parallel.
-      const rowId = (await ctx.queue.insertWithJob<CourierEventJobData>(ctx.db, row, JOBS.courierEvents, { eventId: id }, { orderingKey: courierEventOrderingKey(env.id, deliveryRef, id) })) ? id : null;
-      // Shown to the merchant, not part of the event: after it, on its own.
-      if (touch) {
-        await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
-        env.lastWebhookAt = new Date(now); // the cached row too: one refresh per interval
-      }
-      // Said on the request's access line (web/ops/http.ts): one log line per webhook.
-      if (!rowId) {
-        res.locals.accessLogFields = { ...about, eventId, duplicate: true };
-        res.status(200).json({ received: true, duplicate: true });
-        return;
-      }
-      ctx.queue.notify();
-      res.locals.accessLogFields = { ...about, eventId, type: event.type, courierStatus: data.status, stored: true };
-      res.status(200).json({ received: true });
+      const a = await intake(String(req.params.endpointId ?? ''), raw, (h) => req.get(h), () => res.locals.log ?? ctx.log);
+      if (a.level) res.locals.accessLogLevel = a.level;
+      if (a.fields) res.locals.accessLogFields = a.fields;
+      res.status(a.status).json(a.body);
     },
   ];
 }
 
-function unknownEndpoint(log: Logger, endpointId: string, res: Response): void {
-  log.warn({ endpointId: endpointId.slice(0, 12) }, 'courier webhook for an unknown endpoint');
-  res.status(404).json({ error: 'unknown webhook endpoint' });
+export type CourierWebhookIntake = (endpointId: string, raw: Buffer, header: (name: string) => string | undefined, log: () => Logger) => Promise<BareAnswer>;
+
+/**
+ * The intake itself, for either server: Express (courierWebhookRoute) or the bare route answered
+ * before Express (web/ops/bare-http.ts, mounted by web/app.ts buildHandler). `log` makes the
+ * request's child logger when a line needs it: a stored webhook says so on its access line.
+ */
+export function courierWebhookIntake(ctx: AppContext, rejections = new RejectionLog(ctx), endpoints = new EndpointCache()): CourierWebhookIntake {
+  return async (endpointId, raw, header, log) => {
+    const timed = startIntakeTimer('courier');
+    ctx.intake?.received(); // background jobs yield while webhooks arrive (web/jobs/intake-first.ts)
+    const answer = (a: BareAnswer): BareAnswer => {
+      timed(a.status);
+      return a;
+    };
+    const unknownEndpoint = () => {
+      log().warn({ endpointId: endpointId.slice(0, 12) }, 'courier webhook for an unknown endpoint');
+      return answer({ status: 404, body: { error: 'unknown webhook endpoint' } });
+    };
+    if (!ENDPOINT_ID.test(endpointId)) return unknownEndpoint();
+    const reject = (status: number, reason: string, detail: string, elog: Logger = log().child({ endpointId: endpointId.slice(0, 12) })) => {
+      // Past the first, counted in the next summary line instead.
+      const first = rejections.record(endpointId, `${reason}: ${detail}`);
+      if (first) elog.warn({ reason, detail }, 'courier webhook rejected');
+      return answer({ status, body: { error: `webhook rejected: ${detail}`, reason }, ...(first ? {} : { level: 'debug' as const }) });
+    };
+    const headers = Object.fromEntries(Object.values(SIGNATURE_HEADERS).map((h) => [h, header(h)]));
+    // Everything that needs no secret (headers, their format) is checked before any
+    // database access: an unsigned flood never reaches the database.
+    const pre = verifyDeliveryWebhook({ headers, rawBody: raw, secrets: [], nowMs: ctx.now() });
+    if (!pre.ok && pre.reason !== 'signature_mismatch') return reject(pre.reason === 'malformed_body' ? 400 : 401, pre.reason, REASON_TEXT[pre.reason] ?? pre.detail);
+
+    const read = async () => {
+      const found = await findEndpoint(ctx.db, ctx.database.provider, endpointId);
+      endpoints.set(endpointId, found);
+      return found;
+    };
+    const cached = endpoints.get(endpointId);
+    let env = cached ?? (await read());
+    if (!env || env.shop.uninstalledAt) return unknownEndpoint();
+
+    const verify = (row: Endpoint) => {
+      let secrets: string[];
+      try {
+        secrets = webhookSecretsOf(row, ctx.box, ctx.now());
+      } catch (e) {
+        if (!(e instanceof DecryptionError)) throw e;
+        return { rejected: [401, 'secret_unreadable', 'the stored webhook secret cannot be read; enter it again'] as const };
+      }
+      if (!secrets.length) return { rejected: [401, 'no_secret', `no webhook secret is set for the ${row.environment} environment`] as const };
+      const v = verifyDeliveryWebhook({ headers, rawBody: raw, secrets, nowMs: ctx.now() });
+      return v.ok ? { v } : { rejected: [v.reason === 'malformed_body' ? 400 : 401, v.reason, REASON_TEXT[v.reason] ?? v.detail] as const };
+    };
+    let checked = verify(env);
+    // A cached row may hold a secret replaced since: a failure is only believed on a fresh read.
+    if (checked.rejected && cached) {
+      env = await read();
+      if (!env || env.shop.uninstalledAt) return unknownEndpoint();
+      checked = verify(env);
+    }
+    const about = { shop: env.shop.domain, environment: env.environment };
+    if (checked.rejected) return reject(checked.rejected[0], checked.rejected[1], checked.rejected[2], log().child(about));
+    const v = checked.v;
+
+    const { event } = v;
+    const data = event.data ?? ({} as Record<string, unknown>);
+    // A verified event is never refused for its content: what a database cannot store
+    // (NUL, lone surrogates, years outside 0001-9999) is replaced in the columns. `payload` keeps
+    // the exact body: it is valid UTF-8 JSON (checked), where such characters can only be escapes.
+    const payload = storableText(raw.toString('utf8'));
+    const eventId = storableText(v.eventId);
+    const now = ctx.now();
+    // The endpoint's "last webhook" is refreshed at most once a minute: not a write per event.
+    const touch = !env.lastWebhookAt || now - env.lastWebhookAt.getTime() >= LAST_WEBHOOK_REFRESH_MS;
+    const deliveryRef = storableOrNull(data.delivery_id);
+    // The event (ON CONFLICT: a repeat inserts nothing) and, for a new one, its job: both or neither.
+    const { id, row } = courierEventInsert(ctx.database.provider, {
+      environmentId: env.id,
+      eventId,
+      type: storableText(String(event.type)),
+      deliveryRef,
+      status: storableOrNull(data.status),
+      occurredAt: storableDate(Date.parse(event.created_at)),
+      payload,
+      receivedAt: now,
+    });
+    // Ordered per delivery: that delivery's events apply in arrival order, other deliveries' in parallel.
+    const rowId = (await ctx.queue.insertWithJob<CourierEventJobData>(ctx.db, row, JOBS.courierEvents, { eventId: id }, { orderingKey: courierEventOrderingKey(env.id, deliveryRef, id) })) ? id : null;
+    // Shown to the merchant, not part of the event: after it, on its own.
+    if (touch) {
+      await ctx.db.courierEnvironment.update({ where: { id: env.id }, data: { lastWebhookAt: new Date(now) }, select: { id: true } });
+      env.lastWebhookAt = new Date(now); // the cached row too: one refresh per interval
+    }
+    // Said on the request's access line (web/ops/http.ts): one log line per webhook.
+    if (!rowId) return answer({ status: 200, body: { received: true, duplicate: true }, fields: { ...about, eventId, duplicate: true } });
+    ctx.queue.notify();
+    return answer({ status: 200, body: { received: true }, fields: { ...about, eventId, type: event.type, courierStatus: data.status, stored: true } });
+  };
 }

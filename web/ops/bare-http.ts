@@ -6,15 +6,19 @@
 // anything else (chunked, compressed, too large) is declined and Express answers it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from './logger.ts';
-import { startRequest } from './http.ts';
+import { startRequest, type AccessLogLevel } from './http.ts';
 
 export interface BareAnswer {
   status: number;
   body: object;
+  /** The access line's level when a status is expected (web/ops/http.ts). */
+  level?: AccessLogLevel;
+  /** What the request did, on its access line. */
+  fields?: Record<string, unknown>;
 }
 
-/** The route: the raw body, a header reader, the request's logger (made when first used). */
-export type BareHandler = (raw: Buffer, header: (name: string) => string | undefined, log: () => Logger) => Promise<BareAnswer>;
+/** The route: the raw body, a header reader, the request's logger (made when first used), the path. */
+export type BareHandler = (raw: Buffer, header: (name: string) => string | undefined, log: () => Logger, path: string) => Promise<BareAnswer>;
 
 /** Sets the app's security headers on a response (helmet works on plain Node responses). */
 export type HeaderSetter = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
@@ -39,7 +43,7 @@ export function bareJsonPost(opts: { log: Logger; limitBytes: number; securityHe
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Content-Length', Buffer.byteLength(body));
       res.end(body);
-      r.finish('POST', path, a.status);
+      r.finish('POST', path, a.status, a.level, a.fields);
     };
     const chunks: Buffer[] = [];
     let received = 0;
@@ -51,7 +55,7 @@ export function bareJsonPost(opts: { log: Logger; limitBytes: number; securityHe
     req.on('end', () => {
       // As Express's body parser: the body must be exactly the length announced.
       if (received !== length) return send({ status: 400, body: { error: 'request size did not match content length' } });
-      opts.handle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received), header, r.log).then(send, (e: unknown) => {
+      opts.handle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received), header, r.log, path).then(send, (e: unknown) => {
         r.log().error({ err: e }, 'unhandled error');
         send({ status: 500, body: { error: 'internal error' } });
       });

@@ -104,7 +104,7 @@ export function shopifyWebhookRoute(intake: BareHandler, log: Logger) {
     express.raw({ type: () => true, limit: SHOPIFY_WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const a = await intake(raw, (h) => req.get(h), () => res.locals.log ?? log);
+      const a = await intake(raw, (h) => req.get(h), () => res.locals.log ?? log, req.path);
       res.status(a.status).json(a.body);
     },
   ];
