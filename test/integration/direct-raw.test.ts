@@ -178,6 +178,18 @@ describe(`raw statements without Prisma (${provider})`, () => {
     expect(await reference.shop.count({ where: { domain: 'nested.myshopify.com' } })).toBe(1);
   });
 
+  it.runIf(provider === 'postgres')('prepares a repeated statement by name on its connection: parsed and planned once there, the same rows each run', async () => {
+    await seed(database.db);
+    const text = sql('SELECT "id", "n" FROM "T" WHERE "id" = $1 AND "n" >= $2');
+    const prepared = await database.db.$transaction(async (t) => {
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push(await t.$queryRawUnsafe(text, 'a', i));
+      expect(runs).toStrictEqual([[{ id: 'a', n: 5 }], [{ id: 'a', n: 5 }], [{ id: 'a', n: 5 }]]);
+      return t.$queryRawUnsafe<Array<{ name: string; statement: string }>>('SELECT "name", "statement" FROM pg_prepared_statements');
+    });
+    expect(prepared.filter((p) => p.statement === text)).toEqual([{ name: expect.stringMatching(/^sdd_[\w-]{27}$/), statement: text }]);
+  });
+
   it('never runs a closed transaction\'s statement inside another one', async () => {
     await seed(database.db);
     let late!: Promise<unknown>;
