@@ -24,7 +24,8 @@ import { startIntakeTimer } from '../ops/metrics.ts';
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 /** How stale the endpoint's lastWebhookAt may get before a webhook refreshes it. */
 export const LAST_WEBHOOK_REFRESH_MS = 60_000;
-const ENDPOINT_ID = /^ep_[A-Za-z0-9_-]{16,64}$/;
+const ENDPOINT_ID_SOURCE = 'ep_[A-Za-z0-9_-]{16,64}';
+const ENDPOINT_ID = new RegExp(`^${ENDPOINT_ID_SOURCE}$`);
 
 const REASON_TEXT: Record<string, string> = {
   missing_header: 'a signature header is missing',
@@ -118,7 +119,7 @@ export class EndpointCache {
 }
 
 /** Paths the intake answered before Express takes: a well-formed endpoint id, nothing else (web/app.ts). */
-export const COURIER_WEBHOOK_PATH = /^\/webhooks\/delivery\/(ep_[A-Za-z0-9_-]{16,64})$/;
+export const COURIER_WEBHOOK_PATH = new RegExp(`^/webhooks/delivery/(${ENDPOINT_ID_SOURCE})$`);
 
 /** POST /webhooks/delivery/:endpointId through Express (requests the bare route declines). */
 export function courierWebhookRoute(ctx: AppContext, intake = courierWebhookIntake(ctx)) {
