@@ -13,7 +13,7 @@ import type { AppContext } from '../context.ts';
 import { SIGNATURE_HEADERS, verifyDeliveryWebhook } from '../delivery/index.ts';
 import { JOBS, type CourierEventJobData } from '../jobs/names.ts';
 import type { Logger } from '../ops/logger.ts';
-import type { BareAnswer } from '../ops/bare-http.ts';
+import { answerOnExpress, type BareAnswer } from '../ops/bare-http.ts';
 import { DecryptionError } from '../security/crypto.ts';
 import { storableDate, storableOrNull, storableText } from '../security/text.ts';
 import { webhookSecretsOf } from '../settings/store.ts';
@@ -127,10 +127,7 @@ export function courierWebhookRoute(ctx: AppContext, intake = courierWebhookInta
     express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const a = await intake(String(req.params.endpointId ?? ''), raw, (h) => req.get(h), () => res.locals.log ?? ctx.log);
-      if (a.level) res.locals.accessLogLevel = a.level;
-      if (a.fields) res.locals.accessLogFields = a.fields;
-      res.status(a.status).json(a.body);
+      answerOnExpress(res, await intake(String(req.params.endpointId ?? ''), raw, (h) => req.get(h), () => res.locals.log ?? ctx.log));
     },
   ];
 }

@@ -5,6 +5,7 @@
 // serve exactly as Express would: a Content-Length within the limit and no Content-Encoding;
 // anything else (chunked, compressed, too large) is declined and Express answers it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Response } from 'express';
 import type { Logger } from './logger.ts';
 import { startRequest, type AccessLogLevel } from './http.ts';
 
@@ -19,6 +20,13 @@ export interface BareAnswer {
 
 /** The route: the raw body, a header reader, the request's logger (made when first used), the path. */
 export type BareHandler = (raw: Buffer, header: (name: string) => string | undefined, log: () => Logger, path: string) => Promise<BareAnswer>;
+
+/** The same answer through Express, for a request the bare route declined: status, body, access line. */
+export function answerOnExpress(res: Response, a: BareAnswer): void {
+  if (a.level) res.locals.accessLogLevel = a.level;
+  if (a.fields) res.locals.accessLogFields = a.fields;
+  res.status(a.status).json(a.body);
+}
 
 /** Sets the app's security headers on a response (helmet works on plain Node responses). */
 export type HeaderSetter = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;

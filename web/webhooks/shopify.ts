@@ -17,7 +17,7 @@ import type { SecretBox } from '../security/crypto.ts';
 import { dbTime, type Provider } from '../db/raw-sql.ts';
 import { insertSql } from '../inbox/sql.ts';
 import { verifyShopifyHmac } from '../shopify/hmac.ts';
-import type { BareAnswer, BareHandler } from '../ops/bare-http.ts';
+import { answerOnExpress, type BareAnswer, type BareHandler } from '../ops/bare-http.ts';
 
 export type { TopicHandler, TopicHandlers, WebhookContext } from '../inbox/shopify.ts';
 
@@ -104,8 +104,7 @@ export function shopifyWebhookRoute(intake: BareHandler, log: Logger) {
     express.raw({ type: () => true, limit: SHOPIFY_WEBHOOK_BODY_LIMIT }),
     async (req: Request, res: Response) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const a = await intake(raw, (h) => req.get(h), () => res.locals.log ?? log, req.path);
-      res.status(a.status).json(a.body);
+      answerOnExpress(res, await intake(raw, (h) => req.get(h), () => res.locals.log ?? log, req.path));
     },
   ];
 }
