@@ -111,6 +111,11 @@ export class SimShop {
   throttleOnly: string[] | null = null;
   /** operation name → userErrors message for its next call. */
   readonly failNext = new Map<string, string>();
+  /**
+   * A fault switch for tests: when it returns a promise for a call, that call's answer is sent once
+   * the promise settles. The call is applied already, as when Shopify's answer is slow in coming.
+   */
+  answerAfter: ((call: OperationLogEntry) => Promise<unknown> | undefined) | null = null;
   /** fulfillment id → the fulfillment order line items and quantities it took (given back when cancelled). */
   readonly fulfilledItems = new Map<string, Array<{ fo: SimFulfillmentOrder; li: SimLineItem; qty: number }>>();
 
@@ -293,6 +298,8 @@ export interface GraphqlRequest {
 export interface GraphqlResponse {
   status: number;
   body: unknown;
+  /** Send the answer when this settles (SimShop.answerAfter). */
+  wait?: Promise<unknown>;
 }
 
 const costOf = (shop: SimShop, requested: number, actual: number | null): { cost: CostExtension } => ({
@@ -588,6 +595,13 @@ export const USER_ERROR_OPERATIONS = ['FulfillmentCreate', 'FulfillmentEventCrea
 
 /** One Admin GraphQL request against a simulated shop. */
 export function handleAdminGraphql(shop: SimShop, accessToken: string | null | undefined, req: GraphqlRequest): GraphqlResponse {
+  const logged = shop.log.length;
+  const r = answerAdminGraphql(shop, accessToken, req);
+  const wait = shop.log.length > logged ? shop.answerAfter?.(shop.log.at(-1)!) : undefined;
+  return wait ? { ...r, wait } : r;
+}
+
+function answerAdminGraphql(shop: SimShop, accessToken: string | null | undefined, req: GraphqlRequest): GraphqlResponse {
   if (accessToken !== shop.accessToken) {
     return { status: 401, body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' } };
   }

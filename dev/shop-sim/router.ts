@@ -75,6 +75,7 @@ async function handle(state: SimState, routes: ControlRoute[], selfUrl: () => st
     if (status >= 500) state.log?.error({ err: e }, 'shop simulator error');
     reply = { status, body: { error: status >= 500 ? `internal error: ${(e as Error).message}` : (e as Error).message } };
   }
+  if (reply.wait) await reply.wait.catch(() => undefined);
   if (res.headersSent) return;
   const headers: Record<string, string> = { ...reply.headers };
   let payload: string;

@@ -13,6 +13,8 @@ export interface Reply {
   body?: unknown;
   headers?: Record<string, string>;
   text?: string;
+  /** The router sends the reply when this settles (SimShop.answerAfter). */
+  wait?: Promise<unknown>;
 }
 
 const INVALID_TOKEN = '[API] Invalid API key or access token (unrecognized login or wrong password)';
@@ -38,7 +40,7 @@ export function graphql(state: SimState, s: SimShop, presented: string | undefin
   // The replacement of a refreshed token is in use: the previous refresh token stops working.
   if (r.status === 200 && m.currentRefreshToken) for (const t of m.refreshTokens.keys()) if (t !== m.currentRefreshToken) m.refreshTokens.delete(t);
   if (r.status === 401) state.log?.warn({ shop: s.domain }, 'graphql request with an invalid access token');
-  return { status: r.status, body: r.body };
+  return { status: r.status, body: r.body, ...(r.wait ? { wait: r.wait } : {}) };
 }
 
 /** POST /admin/oauth/access_token: token exchange, or refresh_token for an expiring offline token. */

@@ -489,6 +489,43 @@ describe(`job queue on ${provider}`, () => {
     await waitFor(async () => ran.includes('C1') && ran.includes('C2'), "group C's jobs to run", 10_000);
   });
 
+  it("reserve: jobs taken along are not run, nor hurried, until their taker releases them (at once, or parked for the group's next hurry); completeWaiting ends them; a reservation never given back runs out", async () => {
+    const ran: string[] = [];
+    const q = await newQueue();
+    await q.work<{ n: string }>('taken', async (job) => void ran.push(job.data.n));
+    const feeder = await inspector();
+    const ids: Record<string, string> = {};
+    for (const n of ['A1', 'A2', 'A3', 'A4', 'A5']) ids[n] = (await enqueueCommitted(feeder, 'taken', { n }, { group: 'A' }))!;
+    // Another handler takes A1–A3 along for 10 min, and A4 for 1.5 s; A5 is left for the workers.
+    const taken = await feeder.reserve<{ n: string }>('taken', 'A', 3, 600_000);
+    // The oldest first (PostgreSQL's RETURNING keeps no order).
+    expect(taken.map((t) => `${t.data.n} ${t.id}`).sort()).toEqual(['A1', 'A2', 'A3'].map((n) => `${n} ${ids[n]}`));
+    expect((await feeder.reserve<{ n: string }>('taken', 'A', 1, 1_500)).map((t) => t.data.n)).toEqual(['A4']);
+    await q.start();
+    q.notify();
+    await waitFor(async () => ran.includes('A5'), 'the job not taken along to run', 10_000);
+    // A hurry of the group (the pacer's wake, another handler's give-back) does not take them from their taker.
+    expect(await q.hurry('taken', 'A')).toBe(0);
+    await sleep(pg ? 700 : 300);
+    expect(ran).toEqual(['A5']);
+    expect((await q.getJob('taken', ids.A1!))?.lastError).toBeNull();
+
+    // A1's work was stored with its taker's: completed, never run, and not given back.
+    expect(await database.db.$transaction((tx) => q.completeWaiting(tx, 'taken', [ids.A1!]))).toBe(1);
+    expect(await q.release('taken', [ids.A1!])).toBe(0);
+    // A2 is given back at once; A3 parked with its taker's own deferral, due at the group's next hurry.
+    expect(await q.release('taken', [ids.A2!])).toBe(1);
+    expect(await q.release('taken', [ids.A3!], 600_000)).toBe(1);
+    await waitFor(async () => ran.includes('A2'), 'the job given back to run', 10_000);
+    // A4 was never given back (its taker crashed): due when its reservation runs out.
+    await waitFor(async () => ran.includes('A4'), 'the reservation that ran out to end', 10_000);
+    expect(ran).not.toContain('A3');
+    expect(await q.hurry('taken', 'A')).toBe(1);
+    await waitFor(async () => ran.includes('A3'), 'the parked job to run at the hurry', 10_000);
+    expect(ran.sort()).toEqual(['A2', 'A3', 'A4', 'A5']);
+    expect(await stateOf(feeder, 'taken', ids.A1!)).toBe('completed');
+  });
+
   it('retries a failing handler with growing delays until it succeeds', async () => {
     const starts: number[] = [];
     const exhausted: unknown[] = [];

@@ -8,7 +8,7 @@ import { deliveryOf, installShop, placeOrder, useScenario, waitForStatus, type S
 import { testProvider } from '../support/db.ts';
 import { JOBS } from '../../web/jobs/names.ts';
 import { runWriteback } from '../../web/dispatch/writeback.ts';
-import type { SimShop } from '../../dev/shop-sim/admin-graphql.ts';
+import type { OperationLogEntry, SimShop } from '../../dev/shop-sim/admin-graphql.ts';
 
 let s: Scenario;
 useScenario((started) => (s = started));
@@ -89,6 +89,42 @@ describe("a shop's write-backs together", () => {
     // A job that runs after its delivery was written (claimed while the batch was out) sends nothing.
     await runWriteback(s.app.ctx, { data: { deliveryId: deliveries[3]!.id }, group: shopId });
     expect(bookingCalls(sim)).toHaveLength(calls.length);
+  });
+
+  // pg-boss holds one write-back per shop per instance: a second instance may take the shop's jobs while the
+  // first one's shared write is out. A hurry of the group meanwhile (a pacer's wake, another job's give-back)
+  // must not hand it the jobs that write carries.
+  it.runIf(!oneAtATime)("a hurry of the shop's jobs while a shared write is out gives none of its orders to another instance", async () => {
+    const domain = 'together-hurried.myshopify.com';
+    const { sim, shopId, orders, release } = await bookedWhileHeld(domain, 6);
+    // The first shared write is applied, and its answer held: the write is out. (Jobs fetched beside the
+    // first are given back, and may write alone before it.)
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let held: OperationLogEntry | null = null;
+    sim.answerAfter = (call) => {
+      if (held || !/^BookingsWrite\d+$/.test(call.operationName)) return undefined;
+      held = call;
+      return gate;
+    };
+    const { startTestApp } = await import('../support/app.ts');
+    let second: Awaited<ReturnType<typeof startTestApp>> | undefined;
+    try {
+      await release();
+      const write = await waitFor(async () => held, "this instance's shared write to go out");
+      const carried = ordersOf(write);
+      second = await startTestApp({ ...s.app.env, PORT: '0' }, { databaseUrl: s.app.config.databaseUrl, keepDatabase: true });
+      await s.app.ctx.queue.hurry(JOBS.writeback, shopId);
+      // The second instance polls meanwhile: it may write an order that write does not carry, none that it does.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(bookingCalls(sim).filter((c) => c !== write).flatMap(ordersOf).filter((o) => carried.includes(o))).toEqual([]);
+    } finally {
+      open();
+      sim.answerAfter = null;
+      await second?.close();
+    }
+    await allWritten(domain, sim, orders);
+    expect(bookingCalls(sim).flatMap(ordersOf).sort()).toEqual(orders.map((o) => o.orderId).sort());
   });
 
   // Where one write-back per shop runs at a time: on pg-boss a job fetched beside the first may meet the

@@ -59,7 +59,10 @@ export function fakeShopify(opts: { now?: () => number } = {}): FakeShopify {
               ? headers[headers.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === 'x-shopify-access-token') + 1]
               : Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === 'x-shopify-access-token')?.[1];
             const r = handleAdminGraphql(sim, token, JSON.parse(String(opts.body)));
-            return { statusCode: r.status, data: JSON.stringify(r.body), responseOptions: { headers: { 'content-type': 'application/json' } } };
+            const data = JSON.stringify(r.body);
+            // undici's mock sends a body a function returns once its promise settles (SimShop.answerAfter).
+            const held = r.wait && (() => r.wait!.then(() => data, () => data));
+            return { statusCode: r.status, data: (held || data) as string, responseOptions: { headers: { 'content-type': 'application/json' } } };
           })
           .persist();
         tokenExchange(domain, sim);

@@ -4,14 +4,17 @@
 //
 // A shop's write-backs that wait go together. The job that runs reserves up to five more of
 // its group's jobs that wait (never claimed; queue.reserve moves their start time ahead, so
-// no worker takes them meanwhile), sends ONE BookingsWrite for all of them (a metafieldsSet
-// and a tagsAdd each: 10 + 10n points, not 20n), and then, in one transaction, marks each
-// delivery written (only if it still holds the courier order it was read with and is still
-// pending), adds its timeline line, and completes the jobs of those it marked.
+// no worker, and no hurry of the group, takes them meanwhile), sends ONE BookingsWrite for
+// all of them (a metafieldsSet and a tagsAdd each: 10 + 10n points, not 20n), and then, in
+// one transaction, marks each delivery written (only if it still holds the courier order it
+// was read with and is still pending), adds its timeline line, and completes the jobs of
+// those it marked.
 // Guarantees:
 //   - a job is completed only in the transaction that marked its delivery written; a crash
-//     or a deferral before it leaves the job reserved for RESERVE_MS at most (the pacer's
-//     wake hurries the group sooner), then it runs as usual;
+//     leaves the job reserved for RESERVE_MS at most, then it runs as usual; a deferral parks
+//     the jobs taken along with this one's (the pacer's wake hurries them together);
+//   - an order is sent by one handler at a time: a job taken along is given back (release)
+//     only by the handler that took it, after its write came back;
 //   - a job that runs after its delivery was written sends nothing;
 //   - when Shopify refuses anything in the batch (metafieldsSet is all or nothing), only
 //     this job's order is written, alone, as before; the others are given back at once.
@@ -20,6 +23,7 @@ import type { Job } from '../jobs/queue.ts';
 import { JOBS, type DeliveryJobData } from '../jobs/names.ts';
 import { BOOKINGS_PER_WRITE, bookingMetafields, METAFIELDS_PER_SET, writeBooking, writeBookings, type BookingToWrite } from '../shopify/operations.ts';
 import { ShopifyBudgetWait } from '../shopify/pacer.ts';
+import { MAX_PARK_MS } from '../shopify/paced-jobs.ts';
 import { readOrderJson } from '../db/json-columns.ts';
 import { updateRows } from '../db/raw-rows.ts';
 import { addEvent } from '../transitions/timeline.ts';
@@ -45,14 +49,15 @@ export async function runWriteback(ctx: AppContext, job: Pick<Job<DeliveryJobDat
     room -= p.fields;
     return [{ ...p, jobId: o.id }];
   });
+  const othersIds = others.map((o) => o.id);
   if (batch.length) {
     const all = [{ ...own, jobId: null }, ...batch];
     let written: boolean;
     try {
       written = await writeBookings(ctx.admin, d.shopDomain, all.map((p) => p.item));
     } catch (e) {
-      // Waiting for the budget: the pacer's wake hurries the group, these with it. Anything else: give them back now.
-      if (!(e instanceof ShopifyBudgetWait && e.whenRoom)) await ctx.queue.hurry(JOBS.writeback, job.group!);
+      // Waiting for the budget: parked with this job (paced-jobs.ts), the pacer's wake hurries them all. Anything else: back now.
+      await ctx.queue.release(JOBS.writeback, othersIds, e instanceof ShopifyBudgetWait && e.whenRoom ? MAX_PARK_MS : 0);
       throw e;
     }
     if (written) {
@@ -66,13 +71,13 @@ export async function runWriteback(ctx: AppContext, job: Pick<Job<DeliveryJobDat
         return ctx.queue.completeWaiting(tx, JOBS.writeback, done);
       });
       // Any taken along but not written here (written meanwhile, moved on, no room): their own jobs run now.
-      if (completed < others.length) await ctx.queue.hurry(JOBS.writeback, job.group!);
+      if (completed < others.length) await ctx.queue.release(JOBS.writeback, othersIds);
       return;
     }
     ctx.log.info({ deliveryId: d.id, shop: d.shopDomain, orders: all.length }, 'Shopify refused part of a shared booking write; writing this order alone');
   }
   // Not taken along (refused, or no longer pending): their own jobs run now.
-  if (others.length) await ctx.queue.hurry(JOBS.writeback, job.group!);
+  if (others.length) await ctx.queue.release(JOBS.writeback, othersIds);
   const priceProblem = await writeBooking(ctx.admin, d.shopDomain, own.item.orderGid, own.item.metafields, { shopCurrency: own.item.shopCurrency ?? null });
   await updateRows(ctx.db, 'Delivery', { id: d.id }, { writebackPending: false });
   await addEvent(ctx.db, d.id, writtenLine(priceProblem));

@@ -104,6 +104,7 @@ export abstract class BaseJobQueue implements JobQueue {
   abstract stats(): Promise<QueueStat[]>;
   abstract reserve<T>(name: string, group: string, limit: number, forMs: number): Promise<Array<{ id: string; data: T }>>;
   abstract completeWaiting(tx: Tx, name: string, ids: readonly string[]): Promise<number>;
+  abstract release(name: string, ids: readonly string[], afterMs?: number): Promise<number>;
 
   // ---- JobQueue ----
   async work<T>(name: string, handler: (job: Job<T>) => Promise<void>, opts: WorkOptions<T> = {}): Promise<void> {

@@ -54,6 +54,12 @@ import type { EnqueueOptions, Job, JobInfo, JobRetryPolicy, QueueStat, RowInsert
 
 /** A notify() within this long of an enqueue wakes a worker of that queue (the commit may come later). */
 const RECENT_ENQUEUE_MS = 5_000;
+/**
+ * A waiting job that reserve() holds carries this as its output (pg-boss writes a job's output only
+ * when it completes or fails, and a created job has none): hurry skips it, release clears it. `{}` so
+ * that a job claimed after its reservation ran out reads no previous error (recordedErrorMessage).
+ */
+const RESERVED = '{}';
 /** How often a queue's workers other than its first poll when idle (they are woken sooner: startWorker). */
 const HELPER_POLL_SECONDS = 15;
 
@@ -340,7 +346,7 @@ export class PgBossJobQueue extends BaseJobQueue {
     // pg-boss has no call for it; its job table's columns are the ones stats() reads too.
     const { rows } = await this.boss.getDb().executeSql(
       `WITH hurried AS (UPDATE ${this.schema}.job SET start_after = now()
-         WHERE name = $1 AND group_id = $2 AND state = 'created' AND start_after > now() RETURNING 1)
+         WHERE name = $1 AND group_id = $2 AND state = 'created' AND start_after > now() AND output IS NULL RETURNING 1)
        SELECT count(*)::int AS n FROM hurried`,
       [name, group],
     );
@@ -356,12 +362,25 @@ export class PgBossJobQueue extends BaseJobQueue {
     const { rows } = await this.boss.getDb().executeSql(
       `WITH picked AS (SELECT id FROM ${this.schema}.job WHERE name = $1 AND group_id = $2 AND state = 'created' AND start_after <= now()
            ORDER BY start_after, created_on, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-       UPDATE ${this.schema}.job j SET start_after = now() + make_interval(secs => $4::double precision / 1000)
+       UPDATE ${this.schema}.job j SET start_after = now() + make_interval(secs => $4::double precision / 1000), output = '${RESERVED}'::jsonb
          FROM picked WHERE j.name = $1 AND j.id = picked.id
          RETURNING j.id, j.data`,
       [name, group, limit, forMs],
     );
     return (rows as Array<{ id: string; data: T }>).map((r) => ({ id: String(r.id), data: r.data }));
+  }
+
+  async release(name: string, ids: readonly string[], afterMs = 0): Promise<number> {
+    if (!this.started || !ids.length) return 0;
+    const { rows } = await this.boss.getDb().executeSql(
+      `WITH released AS (UPDATE ${this.schema}.job SET start_after = now() + make_interval(secs => $3::double precision / 1000), output = NULL
+         WHERE name = $1 AND state = 'created' AND id = ANY($2::uuid[]) RETURNING 1)
+       SELECT count(*)::int AS n FROM released`,
+      [name, [...ids], afterMs],
+    );
+    const n = Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
+    if (n > 0 && afterMs <= 0) this.wakeIdleWorker(name);
+    return n;
   }
 
   async completeWaiting(tx: Tx, name: string, ids: readonly string[]): Promise<number> {

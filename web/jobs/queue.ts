@@ -88,9 +88,9 @@
 //    (on PostgreSQL the hurry could not see it).
 //    Holds live in memory: after a restart a held job runs at its own time.
 // 11. Taken along. `reserve(name, group, n, forMs)` moves up to n due, never-claimed jobs of a group
-//    `forMs` ahead and returns them: no worker, and no other reserve (SKIP LOCKED on PostgreSQL),
-//    gets them meanwhile. The caller does their work with its own job's and ends them with
-//    `completeWaiting(tx, …)` in the transaction that stores it; `hurry` gives them back; a crash
+//    `forMs` ahead and returns them: no worker, no other reserve (SKIP LOCKED on PostgreSQL) and no
+//    `hurry` of the group gets them meanwhile. The caller does their work with its own job's and ends
+//    them with `completeWaiting(tx, …)` in the transaction that stores it; `release` gives them back; a crash
 //    leaves them due again after `forMs`. A job claimed meanwhile (its reservation ran out) is never
 //    completed underneath its worker.
 // 12. Settled with its work (SQLite). `lockedWithJob(steps, …, job)` completes the running job in
@@ -222,6 +222,7 @@ export interface JobQueue {
    * Makes the jobs of one group of a queue that wait for their start time (enqueued with
    * startAfterMs, never claimed: not a retry's backoff) due now, and wakes a worker. For jobs
    * that waited for something that has come sooner than their time (web/shopify/paced-jobs.ts).
+   * Jobs another handler holds by reserve() keep their time: only release() gives them back.
    * Resolves with how many.
    */
   hurry(name: string, group: string): Promise<number>;
@@ -265,11 +266,17 @@ export interface JobQueue {
    * Takes up to `limit` jobs of one group of a queue that are due and were never claimed, oldest
    * first, for a handler that can do their work with its own (a shop's write-backs in one Shopify
    * call, web/dispatch/writeback.ts): their start time moves `forMs` ahead, so no worker, and no
-   * other such handler, takes them meanwhile. Once their work is stored, completeWaiting ends them
-   * in that transaction; hurry(name, group) gives them back at once; otherwise they are due again
-   * after `forMs` (a crash loses none).
+   * other such handler, and no hurry, takes them meanwhile. Once their work is stored, completeWaiting
+   * ends them in that transaction; release() gives them back; otherwise they are due again after
+   * `forMs` (a crash loses none).
    */
   reserve<T>(name: string, group: string, limit: number, forMs: number): Promise<Array<{ id: string; data: T }>>;
+  /**
+   * Gives back jobs this handler reserved and did not complete: due `afterMs` from now (0: at once,
+   * and a worker is woken), reserved no longer, so a hurry of their group makes them due again.
+   * Completed or claimed ones are left alone. Resolves with how many.
+   */
+  release(name: string, ids: readonly string[], afterMs?: number): Promise<number>;
   /**
    * Completes the jobs of `ids` that still wait (never claimed), in the caller's transaction: their
    * work was done by another job (reserve). One a worker claimed meanwhile (its reservation ran out)

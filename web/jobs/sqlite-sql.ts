@@ -38,8 +38,12 @@ export function outcomeUpdate(outcome: Exclude<Outcome, { kind: 'abandoned' }>, 
   }
 }
 
-/** queue.reserve: a group's due jobs never claimed, oldest first (the claim's index), due again at `until`. Binds: until, queue, group, now, limit. */
-export const RESERVE_JOBS = `UPDATE "Job" SET "runAt" = ? WHERE "id" IN (
+/**
+ * queue.reserve: a group's due jobs never claimed, oldest first (the claim's index), due again at `until`.
+ * A job waiting with "lockedUntil" set is reserved (only a claim sets it otherwise, with state 'active'):
+ * HURRY_JOBS skips it; a claim after the reservation ran out overwrites it. Binds: until, until, queue, group, now, limit.
+ */
+export const RESERVE_JOBS = `UPDATE "Job" SET "runAt" = ?, "lockedUntil" = ? WHERE "id" IN (
          SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = 'created' AND "groupKey" = ? AND "runAt" <= ? ORDER BY "runAt", "rowid" LIMIT ?)
        RETURNING "id", "payload"`;
 
@@ -48,8 +52,13 @@ export function completeWaitingJobs(n: number): string {
   return `UPDATE "Job" SET "state" = 'completed', "updatedAt" = ? WHERE "queue" = ? AND "state" = 'created' AND "id" IN (${Array(n).fill('?').join(', ')})`;
 }
 
-/** queue.hurry: a group's jobs waiting for their start time (state created: never claimed) due now. Binds: now, queue, group, now. */
-export const HURRY_JOBS = `UPDATE "Job" SET "runAt" = ? WHERE "queue" = ? AND "groupKey" = ? AND "state" = 'created' AND "runAt" > ?`;
+/** queue.hurry: a group's jobs waiting for their start time (state created: never claimed), not reserved, due now. Binds: now, queue, group, now. */
+export const HURRY_JOBS = `UPDATE "Job" SET "runAt" = ? WHERE "queue" = ? AND "groupKey" = ? AND "state" = 'created' AND "runAt" > ? AND "lockedUntil" IS NULL`;
+
+/** queue.release, for `n` ids: reserved no longer, due at `runAt`. Binds: runAt, updatedAt, queue, then the ids. */
+export function releaseJobs(n: number): string {
+  return `UPDATE "Job" SET "runAt" = ?, "lockedUntil" = NULL, "updatedAt" = ? WHERE "queue" = ? AND "state" = 'created' AND "id" IN (${Array(n).fill('?').join(', ')})`;
+}
 
 /** Per queue: due waiting jobs, running jobs, the oldest due waiting job's runAt. Binds: now, now. */
 export const QUEUE_STATS = `SELECT "queue",

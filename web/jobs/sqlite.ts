@@ -35,7 +35,7 @@ import type { EnqueueOptions, Job, JobInfo, JobState, QueueStat, RowInsert } fro
 import { sqliteArgs } from '../db/direct-values.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
 import { claimDue, type ClaimedRow } from './sqlite-claim.ts';
-import { completeWaitingJobs, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, sqliteTime, RESERVE_JOBS } from './sqlite-sql.ts';
+import { completeWaitingJobs, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, releaseJobs, sqliteTime, RESERVE_JOBS } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -185,7 +185,8 @@ export class SqliteJobQueue extends BaseJobQueue {
 
   async reserve<T>(name: string, group: string, limit: number, forMs: number): Promise<Array<{ id: string; data: T }>> {
     const now = Date.now();
-    const rows = await this.database.db.$queryRawUnsafe<Array<{ id: string; payload: string }>>(RESERVE_JOBS, sqliteTime(now + forMs), name, group, sqliteTime(now), limit);
+    const until = sqliteTime(now + forMs);
+    const rows = await this.database.db.$queryRawUnsafe<Array<{ id: string; payload: string }>>(RESERVE_JOBS, until, until, name, group, sqliteTime(now), limit);
     // Due again when the reservation runs out, unless completed or hurried before.
     if (rows.length) this.loop.at(now + forMs);
     return rows.map((r) => ({ id: r.id, data: JSON.parse(r.payload) as T }));
@@ -194,6 +195,17 @@ export class SqliteJobQueue extends BaseJobQueue {
   async completeWaiting(tx: Tx, name: string, ids: readonly string[]): Promise<number> {
     if (!ids.length) return 0;
     return tx.$executeRawUnsafe(completeWaitingJobs(ids.length), sqliteTime(Date.now()), name, ...ids);
+  }
+
+  async release(name: string, ids: readonly string[], afterMs = 0): Promise<number> {
+    if (!ids.length) return 0;
+    const now = Date.now();
+    const n = await this.database.db.$executeRawUnsafe(releaseJobs(ids.length), sqliteTime(now + afterMs), sqliteTime(now), name, ...ids);
+    if (n > 0) {
+      if (afterMs > 0) this.loop.at(now + afterMs);
+      else this.claimNow([name]);
+    }
+    return n;
   }
 
   /** Jobs of `names` may be due now: claim at once. */
