@@ -804,6 +804,21 @@ describe(`job queue on ${provider}`, () => {
     expect(by.a + by.b).toBe(200);
   }, 90_000);
 
+  it.runIf(pg)("the jobs pool plans without bitmap scans (pg-boss's strict-FIFO fetch on a backlog, web/jobs/pgboss.ts), and keeps DATABASE_URL's own options", async () => {
+    const withOptions = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c statement_timeout=54321')}`;
+    const db = await openTestDatabase(withOptions);
+    try {
+      const q = await newQueue(db);
+      await q.start();
+      const boss = (q as unknown as { boss: { getDb(): { executeSql(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, string>> }> } } }).boss;
+      const show = async (name: string) => (await boss.getDb().executeSql(`SELECT current_setting('${name}') AS v`)).rows[0]!.v;
+      expect(await show('enable_bitmapscan')).toBe('off');
+      expect(await show('statement_timeout')).toBe('54321ms');
+    } finally {
+      await db.close();
+    }
+  });
+
   it.runIf(pg)('two instances can install pg-boss on a fresh database at the same time', async () => {
     const freshUrl = await freshDatabaseUrl();
     const fresh = await openTestDatabase(freshUrl);
