@@ -187,7 +187,7 @@ export class SqliteJobQueue extends BaseJobQueue {
     const now = Date.now();
     const until = sqliteTime(now + forMs);
     const rows = await this.database.db.$queryRawUnsafe<Array<{ id: string; payload: string }>>(RESERVE_JOBS, until, until, name, group, sqliteTime(now), limit);
-    // Due again when the reservation runs out, unless completed or hurried before.
+    // Due again when the reservation runs out, unless completed or released before.
     if (rows.length) this.loop.at(now + forMs);
     return rows.map((r) => ({ id: r.id, data: JSON.parse(r.payload) as T }));
   }
