@@ -111,11 +111,7 @@ for (const provider of providers) {
   // The machine's CPU time varies from run to run: the median of several bursts is the figure.
   const runs = [];
   for (let round = 0; round < BURSTS; round++) runs.push(await burst(round));
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((x, y) => x - y);
-    const m = Math.floor(s.length / 2);
-    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-  };
+  const median = (xs: number[]) => summary(xs).p50;
   const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
   if (BURSTS > 1) console.log(`end to end, median of ${BURSTS} bursts: ${median(runs.map((r) => r.perSecond)).toFixed(0)} events applied per second (${runs.map((r) => r.perSecond.toFixed(0)).join(', ')})`);
   figures.push(

@@ -352,13 +352,11 @@ export class PgBossJobQueue extends BaseJobQueue {
   protected async hurryBackend(name: string, group: string): Promise<number> {
     if (!this.started) return 0;
     // pg-boss has no call for it; its job table's columns are the ones stats() reads too.
-    const { rows } = await this.boss.getDb().executeSql(
-      `WITH hurried AS (UPDATE ${this.schema}.job SET start_after = now()
-         WHERE name = $1 AND group_id = $2 AND state = 'created' AND start_after > now() AND output IS NULL RETURNING 1)
-       SELECT count(*)::int AS n FROM hurried`,
+    const n = await this.updated(
+      `UPDATE ${this.schema}.job SET start_after = now()
+         WHERE name = $1 AND group_id = $2 AND state = 'created' AND start_after > now() AND output IS NULL`,
       [name, group],
     );
-    const n = Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
     if (n > 0) for (const w of this.boss.getWipData()) if (w.name === name && w.count === 0) this.boss.notifyWorker(w.id);
     return n;
   }
@@ -378,15 +376,19 @@ export class PgBossJobQueue extends BaseJobQueue {
     return (rows as Array<{ id: string; data: T }>).map((r) => ({ id: String(r.id), data: r.data }));
   }
 
+  /** Runs an UPDATE on pg-boss's pool; resolves with how many rows it changed. */
+  private async updated(update: string, values: unknown[]): Promise<number> {
+    const { rows } = await this.boss.getDb().executeSql(`WITH changed AS (${update} RETURNING 1) SELECT count(*)::int AS n FROM changed`, values);
+    return Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
+  }
+
   async release(name: string, ids: readonly string[], afterMs = 0): Promise<number> {
     if (!this.started || !ids.length) return 0;
-    const { rows } = await this.boss.getDb().executeSql(
-      `WITH released AS (UPDATE ${this.schema}.job SET start_after = now() + make_interval(secs => $3::double precision / 1000), output = NULL
-         WHERE name = $1 AND state = 'created' AND id = ANY($2::uuid[]) RETURNING 1)
-       SELECT count(*)::int AS n FROM released`,
+    const n = await this.updated(
+      `UPDATE ${this.schema}.job SET start_after = now() + make_interval(secs => $3::double precision / 1000), output = NULL
+         WHERE name = $1 AND state = 'created' AND id = ANY($2::uuid[])`,
       [name, [...ids], afterMs],
     );
-    const n = Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
     if (n > 0 && afterMs <= 0) this.wakeIdleWorker(name);
     return n;
   }

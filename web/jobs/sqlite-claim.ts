@@ -5,7 +5,7 @@
 //
 // Only this process claims from its database (queue.ts: ONE app process per file); another process
 // (the operator CLI) may only add jobs meanwhile, and the UPDATE takes a job only while it waits.
-import { sqliteTime } from './sqlite-sql.ts';
+import { idList, sqliteTime } from './sqlite-sql.ts';
 
 /** Runs one statement on SQLite's connection and returns its rows as arrays of column values. */
 export type RawQuery = (sql: string, args: unknown[]) => unknown[][];
@@ -123,7 +123,7 @@ export function claimDue(query: RawQuery, wanted: ClaimWanted[], at: number, own
   if (ids.length === 0) return { rows: [], due };
   const rows = query(
     `UPDATE "Job" SET "state" = 'active', "attempts" = "attempts" + 1, "lockedBy" = ?, "lockedUntil" = ?, "updatedAt" = ?
-     WHERE "id" IN (${ids.map(() => '?').join(', ')}) AND "state" IN ('created', 'retry')
+     WHERE "id" IN (${idList(ids.length)}) AND "state" IN ('created', 'retry')
      RETURNING "id", "queue", "payload", "groupKey", "attempts", "maxAttempts", "lastError"`,
     [owner, sqliteTime(lockedUntil), now, ...ids],
   );

@@ -47,9 +47,12 @@ export const RESERVE_JOBS = `UPDATE "Job" SET "runAt" = ?, "lockedUntil" = ? WHE
          SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = 'created' AND "groupKey" = ? AND "runAt" <= ? ORDER BY "runAt", "rowid" LIMIT ?)
        RETURNING "id", "payload"`;
 
+/** `?, ?, …`: the binds of an id list of `n`. */
+export const idList = (n: number): string => Array(n).fill('?').join(', ');
+
 /** queue.completeWaiting, for `n` ids. Binds: updatedAt, queue, then the ids. */
 export function completeWaitingJobs(n: number): string {
-  return `UPDATE "Job" SET "state" = 'completed', "updatedAt" = ? WHERE "queue" = ? AND "state" = 'created' AND "id" IN (${Array(n).fill('?').join(', ')})`;
+  return `UPDATE "Job" SET "state" = 'completed', "updatedAt" = ? WHERE "queue" = ? AND "state" = 'created' AND "id" IN (${idList(n)})`;
 }
 
 /** queue.hurry: a group's jobs waiting for their start time (state created: never claimed), not reserved, due now. Binds: now, queue, group, now. */
@@ -57,7 +60,7 @@ export const HURRY_JOBS = `UPDATE "Job" SET "runAt" = ? WHERE "queue" = ? AND "g
 
 /** queue.release, for `n` ids: reserved no longer, due at `runAt`. Binds: runAt, updatedAt, queue, then the ids. */
 export function releaseJobs(n: number): string {
-  return `UPDATE "Job" SET "runAt" = ?, "lockedUntil" = NULL, "updatedAt" = ? WHERE "queue" = ? AND "state" = 'created' AND "id" IN (${Array(n).fill('?').join(', ')})`;
+  return `UPDATE "Job" SET "runAt" = ?, "lockedUntil" = NULL, "updatedAt" = ? WHERE "queue" = ? AND "state" = 'created' AND "id" IN (${idList(n)})`;
 }
 
 /** Per queue: due waiting jobs, running jobs, the oldest due waiting job's runAt. Binds: now, now. */
