@@ -116,13 +116,19 @@ describe('claimDue', () => {
     const insert = db!.prepare(`INSERT INTO "Job" ("id", "queue", "payload", "state", "groupKey", "runAt", "attempts", "maxAttempts", "lastError", "createdAt", "updatedAt") VALUES (?, 'q', ?, ?, ?, ?, ?, 5, ?, ?, ?)`);
     insert.run('a', '{"n":1}', 'created', 'shop-1', sqliteTime(NOW - 2_000), 0, null, sqliteTime(NOW - 2_000), sqliteTime(NOW));
     insert.run('b', '{"n":2}', 'retry', null, sqliteTime(NOW - 1_000), 1, 'boom', sqliteTime(NOW - 1_000), sqliteTime(NOW));
-    const { rows, due } = claimDue((sql, args) => db!.prepare(sql).raw(true).all(...args), [{ name: 'q', groupConcurrency: null, limit: 5 }, { name: 'idle', groupConcurrency: null, limit: 5 }], NOW, 'me', NOW + 60_000);
+    // Not due: a job waiting for a later time, a finished one, a running one (each queue asked in one statement).
+    const other = db!.prepare(`INSERT INTO "Job" ("id", "queue", "payload", "state", "runAt", "maxAttempts", "createdAt", "updatedAt") VALUES (?, ?, '{}', ?, ?, 5, ?, ?)`);
+    other.run('c', 'later', 'created', sqliteTime(NOW + 1_000), sqliteTime(NOW), sqliteTime(NOW));
+    other.run('d', 'finished', 'completed', sqliteTime(NOW - 1_000), sqliteTime(NOW), sqliteTime(NOW));
+    other.run('e', 'running', 'active', sqliteTime(NOW - 1_000), sqliteTime(NOW), sqliteTime(NOW));
+    const wanted = ['later', 'q', 'idle', 'finished', 'running'].map((name) => ({ name, groupConcurrency: null, limit: 5 }));
+    const { rows, due } = claimDue((sql, args) => db!.prepare(sql).raw(true).all(...args), wanted, NOW, 'me', NOW + 60_000);
     expect([...due]).toEqual(['q']);
     expect(rows.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
       { id: 'a', queue: 'q', payload: '{"n":1}', groupKey: 'shop-1', attempts: 1, maxAttempts: 5, lastError: null },
       { id: 'b', queue: 'q', payload: '{"n":2}', groupKey: null, attempts: 2, maxAttempts: 5, lastError: 'boom' },
     ]);
-    expect(db!.prepare(`SELECT "id", "state", "lockedBy" FROM "Job" ORDER BY "id"`).all()).toEqual([
+    expect(db!.prepare(`SELECT "id", "state", "lockedBy" FROM "Job" WHERE "queue" = 'q' ORDER BY "id"`).all()).toEqual([
       { id: 'a', state: 'active', lockedBy: 'me' },
       { id: 'b', state: 'active', lockedBy: 'me' },
     ]);

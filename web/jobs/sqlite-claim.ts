@@ -37,7 +37,7 @@ export interface Candidate {
   seq: number;
 }
 
-const WAITING = ['created', 'retry'] as const;
+type WaitingState = 'created' | 'retry';
 
 // An ordered job (orderingKey) is due only as the oldest live job of its key (rowid: insert order).
 const HEAD = `("orderingKey" IS NULL OR NOT EXISTS (SELECT 1 FROM "Job" AS "k" WHERE "k"."queue" = "Job"."queue" AND "k"."orderingKey" = "Job"."orderingKey"
@@ -54,8 +54,16 @@ const GROUPS = `WITH RECURSIVE "g"("k") AS (
   SELECT "k" FROM "g" WHERE "k" IS NOT NULL`;
 /** Running jobs per group. Binds: queue. */
 const RUNNING = `SELECT "groupKey", COUNT(*) FROM "Job" WHERE "queue" = ? AND "state" = 'active' AND "groupKey" IS NOT NULL GROUP BY "groupKey"`;
-/** Whether the queue has a due waiting job: one index seek. Binds: queue, now. */
-const ANY_DUE = `SELECT 1 FROM "Job" WHERE "state" IN ('created', 'retry') AND "queue" = ? AND "runAt" <= ? LIMIT 1`;
+/**
+ * Which of n queues have due waiting jobs, and in which state: one index seek each, in one statement
+ * (a statement per queue was ~13 a pass, a third of the app's statements in a sale, ~2 ms of CPU per
+ * booked order with their calls). Binds: the n names, now, now.
+ */
+const anyDue = (n: number) =>
+  `WITH "w"("q") AS (VALUES ${Array(n).fill('(?)').join(', ')}) SELECT "q",
+      EXISTS (SELECT 1 FROM "Job" WHERE "state" = 'created' AND "queue" = "w"."q" AND "runAt" <= ?),
+      EXISTS (SELECT 1 FROM "Job" WHERE "state" = 'retry' AND "queue" = "w"."q" AND "runAt" <= ?)
+    FROM "w"`;
 
 function candidate(r: unknown[]): Candidate {
   return { id: String(r[0]), group: r[1] === null ? null : String(r[1]), runAt: String(r[2]), createdAt: String(r[3]), seq: Number(r[4]) };
@@ -87,9 +95,9 @@ export function claimOrder(candidates: Candidate[], running: ReadonlyMap<string,
 }
 
 /** One queue's due candidates: no group's more than it could start, nor more than `limit` of any list. */
-function candidatesOf(query: RawQuery, w: ClaimWanted, now: string, running: ReadonlyMap<string, number>): Candidate[] {
+function candidatesOf(query: RawQuery, w: ClaimWanted, states: readonly WaitingState[], now: string, running: ReadonlyMap<string, number>): Candidate[] {
   const out: Candidate[] = [];
-  for (const state of WAITING) {
+  for (const state of states) {
     for (const r of query(FIRST_UNGROUPED, [w.name, state, now, w.limit])) out.push(candidate(r));
     for (const [group] of query(GROUPS, [w.name, state, w.name, state])) {
       const room = w.groupConcurrency === null ? w.limit : Math.min(w.limit, w.groupConcurrency - (running.get(String(group)) ?? 0));
@@ -113,12 +121,21 @@ export function claimDue(query: RawQuery, wanted: ClaimWanted[], at: number, own
   const now = sqliteTime(at);
   const due = new Set<string>();
   const ids: string[] = [];
+  if (wanted.length === 0) return { rows: [], due };
+  // The states with due jobs, per queue: a state without any is not read.
+  const dueStates = new Map<string, WaitingState[]>();
+  for (const [q, created, retry] of query(anyDue(wanted.length), [...wanted.map((w) => w.name), now, now])) {
+    const states: WaitingState[] = [...(Number(created) ? ['created' as const] : []), ...(Number(retry) ? ['retry' as const] : [])];
+    if (states.length === 0) continue;
+    dueStates.set(String(q), states);
+    due.add(String(q));
+  }
   for (const w of wanted) {
-    if (query(ANY_DUE, [w.name, now]).length === 0) continue;
-    due.add(w.name);
+    const states = dueStates.get(w.name);
+    if (!states) continue;
     const running = new Map<string, number>();
     for (const [g, n] of query(RUNNING, [w.name])) running.set(String(g), Number(n));
-    for (const c of claimOrder(candidatesOf(query, w, now, running), running, w.groupConcurrency, w.limit)) ids.push(c.id);
+    for (const c of claimOrder(candidatesOf(query, w, states, now, running), running, w.groupConcurrency, w.limit)) ids.push(c.id);
   }
   if (ids.length === 0) return { rows: [], due };
   const rows = query(
