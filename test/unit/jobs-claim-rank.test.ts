@@ -133,4 +133,27 @@ describe('claimDue', () => {
       { id: 'b', state: 'active', lockedBy: 'me' },
     ]);
   });
+
+  it('reads jobs without a group only from a queue and state whose due jobs include some', () => {
+    claimed([], null, 1); // the schema
+    db!.exec('DELETE FROM "Job"');
+    const insert = db!.prepare(`INSERT INTO "Job" ("id", "queue", "payload", "state", "groupKey", "runAt", "maxAttempts", "createdAt", "updatedAt") VALUES (?, ?, '{}', ?, ?, ?, 5, ?, ?)`);
+    const at = (ms: number) => sqliteTime(NOW + ms);
+    insert.run('a', 'grouped', 'created', 'shop-1', at(-2_000), at(-2_000), at(0));
+    insert.run('b', 'grouped', 'retry', 'shop-2', at(-1_000), at(-1_000), at(0));
+    insert.run('c', 'mixed', 'created', 'shop-1', at(-2_000), at(-2_000), at(0));
+    insert.run('d', 'mixed', 'created', null, at(-1_000), at(-1_000), at(0));
+    // Due in retry only with a group; the one without a group is not due yet: no read for it.
+    insert.run('e', 'mixed', 'retry', 'shop-1', at(-1_000), at(-1_000), at(0));
+    insert.run('f', 'mixed', 'retry', null, at(5_000), at(-1_000), at(0));
+    const ungroupedReads: string[] = [];
+    const query = (sql: string, args: unknown[]) => {
+      if (sql.includes('"groupKey" IS NULL AND "runAt"') && !sql.includes('EXISTS (SELECT 1 FROM "Job" WHERE "state"')) ungroupedReads.push(`${String(args[0])}/${String(args[1])}`);
+      return db!.prepare(sql).raw(true).all(...args);
+    };
+    const wanted = ['grouped', 'mixed'].map((name) => ({ name, groupConcurrency: null, limit: 5 }));
+    const { rows } = claimDue(query, wanted, NOW, 'me', NOW + 60_000);
+    expect(rows.map((r) => r.id).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(ungroupedReads).toEqual(['mixed/created']);
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readCheck, readExchange, readLocationStores, readOverridesJson, readTestWebhooks, readTriedIds, writeOverridesJson, readFulfillmentOrderIds, writeFulfillmentOrderIds } from '../../web/db/json-columns.ts';
+import { OrderPayloadError } from '../../web/order/snapshot.ts';
+import { readCheck, readExchange, readOrderCurrency, readOrderJson, readLocationStores, readOverridesJson, readTestWebhooks, readTriedIds, writeOverridesJson, readFulfillmentOrderIds, writeFulfillmentOrderIds } from '../../web/db/json-columns.ts';
 
 describe('JSON-in-text columns: each read gives its shape and its default', () => {
   it.each([
@@ -23,5 +24,25 @@ describe('JSON-in-text columns: each read gives its shape and its default', () =
 
   it('stored corrections outside the correction shape are refused, not passed to dispatch', () => {
     expect(() => readOverridesJson({ overridesJson: '{"latitude":"north"}' })).toThrow();
+  });
+
+  // The write-back reads only the currency: it must be what the whole snapshot's read gives, or refused as it is.
+  it.each([
+    ['as stored', { id: 1, currency: 'ZAR' }],
+    ['absent: the default', { id: 1 }],
+    ['empty', { id: 1, currency: '' }],
+    ['not text', { id: 1, currency: 710 }],
+  ])('order currency %s: as readOrderJson gives it', (_n, order) => {
+    const row = { orderJson: JSON.stringify(order) };
+    let whole: string | Error;
+    try {
+      whole = readOrderJson(row).currency;
+    } catch (e) {
+      whole = e as Error;
+    }
+    if (whole instanceof Error) {
+      expect(whole).toBeInstanceOf(OrderPayloadError);
+      expect(() => readOrderCurrency(row)).toThrow(OrderPayloadError);
+    } else expect(readOrderCurrency(row)).toBe(whole);
   });
 });

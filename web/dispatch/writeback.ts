@@ -24,7 +24,7 @@ import { JOBS, type DeliveryJobData } from '../jobs/names.ts';
 import { BOOKINGS_PER_WRITE, bookingMetafields, METAFIELDS_PER_SET, writeBooking, writeBookings, type BookingToWrite } from '../shopify/operations.ts';
 import { ShopifyBudgetWait } from '../shopify/pacer.ts';
 import { MAX_PARK_MS } from '../shopify/paced-jobs.ts';
-import { readOrderJson } from '../db/json-columns.ts';
+import { readOrderCurrency } from '../db/json-columns.ts';
 import { updateRows } from '../db/raw-rows.ts';
 import { addEvent } from '../transitions/timeline.ts';
 import { readForWriteback, readForWritebacks, type WritebackRow } from './writeback-read.ts';
@@ -95,7 +95,7 @@ function prepare(row: WritebackRow): { row: WritebackRow; item: BookingToWrite; 
       currency: row.currency,
     },
     // The order's `currency` is the shop's currency (REST orders/paid); unknown once personal data was erased.
-    shopCurrency: row.redactedAt != null ? null : readOrderJson(row).currency || null,
+    shopCurrency: row.redactedAt != null ? null : readOrderCurrency(row) || null,
   };
   const built = bookingMetafields(item.orderGid, item.metafields, item.shopCurrency);
   return { row, item, fields: built.withPrice.length, priceProblem: built.priceProblem };
