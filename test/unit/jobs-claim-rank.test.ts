@@ -53,6 +53,8 @@ function expected(rows: Row[], gc: number | null, limit: number): string[] {
 }
 
 let db: Sqlite | undefined;
+/** claimDue's query, on this file's database. */
+const query = (sql: string, args: unknown[]) => db!.prepare(sql).raw(true).all(...args);
 function claimed(rows: Row[], gc: number | null, limit: number): string[] {
   if (!db) {
     db = new Database(':memory:');
@@ -61,7 +63,7 @@ function claimed(rows: Row[], gc: number | null, limit: number): string[] {
   db.exec('DELETE FROM "Job"');
   const insert = db.prepare(`INSERT INTO "Job" ("id", "queue", "payload", "state", "orderingKey", "groupKey", "runAt", "maxAttempts", "createdAt", "updatedAt") VALUES (?, 'q', '{}', ?, ?, ?, ?, 5, ?, ?)`);
   for (const r of rows) insert.run(r.id, r.state, r.key, r.group, sqliteTime(r.runAt), sqliteTime(NOW - 10_000 + r.seq), sqliteTime(NOW));
-  const { rows: out } = claimDue((sql, args) => db!.prepare(sql).raw(true).all(...args), [{ name: 'q', groupConcurrency: gc, limit }], NOW, 'me', NOW + 60_000);
+  const { rows: out } = claimDue(query, [{ name: 'q', groupConcurrency: gc, limit }], NOW, 'me', NOW + 60_000);
   return out.map((r) => r.id).sort();
 }
 
@@ -122,7 +124,7 @@ describe('claimDue', () => {
     other.run('d', 'finished', 'completed', sqliteTime(NOW - 1_000), sqliteTime(NOW), sqliteTime(NOW));
     other.run('e', 'running', 'active', sqliteTime(NOW - 1_000), sqliteTime(NOW), sqliteTime(NOW));
     const wanted = ['later', 'q', 'idle', 'finished', 'running'].map((name) => ({ name, groupConcurrency: null, limit: 5 }));
-    const { rows, due } = claimDue((sql, args) => db!.prepare(sql).raw(true).all(...args), wanted, NOW, 'me', NOW + 60_000);
+    const { rows, due } = claimDue(query, wanted, NOW, 'me', NOW + 60_000);
     expect([...due]).toEqual(['q']);
     expect(rows.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
       { id: 'a', queue: 'q', payload: '{"n":1}', groupKey: 'shop-1', attempts: 1, maxAttempts: 5, lastError: null },
@@ -132,6 +134,12 @@ describe('claimDue', () => {
       { id: 'a', state: 'active', lockedBy: 'me' },
       { id: 'b', state: 'active', lockedBy: 'me' },
     ]);
+  });
+
+  it('asks nothing when no queue is wanted', () => {
+    const asked: string[] = [];
+    expect(claimDue((sql) => (asked.push(sql), []), [], NOW, 'me', NOW + 60_000)).toEqual({ rows: [], due: new Set() });
+    expect(asked).toEqual([]);
   });
 
   it('reads jobs without a group only from a queue and state whose due jobs include some', () => {
@@ -147,12 +155,12 @@ describe('claimDue', () => {
     insert.run('e', 'mixed', 'retry', 'shop-1', at(-1_000), at(-1_000), at(0));
     insert.run('f', 'mixed', 'retry', null, at(5_000), at(-1_000), at(0));
     const ungroupedReads: string[] = [];
-    const query = (sql: string, args: unknown[]) => {
+    const counted = (sql: string, args: unknown[]) => {
       if (sql.includes('"groupKey" IS NULL AND "runAt"') && !sql.includes('EXISTS (SELECT 1 FROM "Job" WHERE "state"')) ungroupedReads.push(`${String(args[0])}/${String(args[1])}`);
-      return db!.prepare(sql).raw(true).all(...args);
+      return query(sql, args);
     };
     const wanted = ['grouped', 'mixed'].map((name) => ({ name, groupConcurrency: null, limit: 5 }));
-    const { rows } = claimDue(query, wanted, NOW, 'me', NOW + 60_000);
+    const { rows } = claimDue(counted, wanted, NOW, 'me', NOW + 60_000);
     expect(rows.map((r) => r.id).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(ungroupedReads).toEqual(['mixed/created']);
   });

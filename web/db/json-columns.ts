@@ -2,7 +2,7 @@
 // has no Json type: prisma/models.prisma). Read and write each column here, so
 // its shape and its default live in one place. Shop.settings is the exception:
 // it is validated with defaults by web/settings/schema.ts (parseStoredSettings).
-import { OrderPayloadError, OrderSnapshotSchema, OverridesSchema, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
+import { OrderSnapshotSchema, OverridesSchema, parseOrderPart, parseOrderSnapshot, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
 import type { CourierOrderSummary, TestWebhookRecord } from '../delivery/types.ts';
 
 /** Delivery.orderJson: the order snapshot dispatch works from (throws OrderPayloadError when it does not parse). */
@@ -14,9 +14,8 @@ export function readOrderJson(row: { orderJson: string }): OrderSnapshot {
  * and validating the whole snapshot for it was ~4 % of a sale's write-back CPU (issue 24).
  */
 export function readOrderCurrency(row: { orderJson: string }): string {
-  const r = OrderSnapshotSchema.shape.currency.safeParse((JSON.parse(row.orderJson) as { currency?: unknown } | null)?.currency);
-  if (!r.success) throw new OrderPayloadError(`order payload: currency ${r.error.issues[0]!.message}`);
-  return r.data;
+  const stored = JSON.parse(row.orderJson) as { currency?: unknown } | null;
+  return parseOrderPart(OrderSnapshotSchema.shape.currency, stored?.currency, ['currency']);
 }
 export function writeOrderJson(order: OrderSnapshot): string {
   return JSON.stringify(order);

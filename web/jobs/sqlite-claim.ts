@@ -127,14 +127,13 @@ export interface ClaimResult {
  */
 export function claimDue(query: RawQuery, wanted: ClaimWanted[], at: number, owner: string, lockedUntil: number): ClaimResult {
   const now = sqliteTime(at);
+  if (wanted.length === 0) return { rows: [], due: new Set() };
   const ids: string[] = [];
   // The states with due jobs, per queue (the probe's answers, in WAITING's order): a state without any is not read.
   const dueStates = new Map<string, DueState[]>();
-  if (wanted.length > 0) {
-    for (const [q, ...found] of query(anyDue(wanted.length), [...wanted.map((w) => w.name), ...WAITING.flatMap(() => [now, now])])) {
-      const states = WAITING.flatMap((state, i) => (Number(found[i]) > 0 ? [{ state, ungrouped: Number(found[i]) > 1 }] : []));
-      if (states.length > 0) dueStates.set(String(q), states);
-    }
+  for (const [q, ...found] of query(anyDue(wanted.length), [...wanted.map((w) => w.name), ...WAITING.flatMap(() => [now, now])])) {
+    const states = WAITING.flatMap((state, i) => (Number(found[i]) > 0 ? [{ state, ungrouped: Number(found[i]) > 1 }] : []));
+    if (states.length > 0) dueStates.set(String(q), states);
   }
   const due = new Set(dueStates.keys());
   for (const w of wanted) {

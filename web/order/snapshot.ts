@@ -130,13 +130,18 @@ export type Overrides = z.infer<typeof OverridesSchema>;
 
 export class OrderPayloadError extends Error {}
 
-export function parseOrderSnapshot(payload: unknown): OrderSnapshot {
-  const r = OrderSnapshotSchema.safeParse(payload);
+/** Validates `value` with `schema` (the snapshot or one of its fields, under `path`); throws OrderPayloadError naming the field. */
+export function parseOrderPart<T>(schema: z.ZodType<T>, value: unknown, path: readonly PropertyKey[] = []): T {
+  const r = schema.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    throw new OrderPayloadError(`order payload: ${issue.path.join('.') || '(root)'} ${issue.message}`);
+    throw new OrderPayloadError(`order payload: ${[...path, ...issue.path].join('.') || '(root)'} ${issue.message}`);
   }
   return r.data;
+}
+
+export function parseOrderSnapshot(payload: unknown): OrderSnapshot {
+  return parseOrderPart(OrderSnapshotSchema, payload);
 }
 
 /** The numeric order id as a string, from the GID when present (exact), else `id`. */
