@@ -190,6 +190,16 @@ describe(`raw statements without Prisma (${provider})`, () => {
     expect(prepared.filter((p) => p.statement === text)).toEqual([{ name: expect.stringMatching(/^sdd_[\w-]{27}$/), statement: text }]);
   });
 
+  it.runIf(provider === 'postgres')('prepares the intake pool\'s repeated statement by name too (execute, the Shopify webhook insert)', async () => {
+    const text = 'INSERT INTO "T" ("id", "n") VALUES ($1, $2) ON CONFLICT DO NOTHING';
+    // One at a time: the intake pool opens one connection and runs each on it.
+    const counts = [];
+    for (const [id, n] of [['x1', 1], ['x1', 1], ['x2', 2]] as const) counts.push(await database.execute(text, [id, n]));
+    expect(counts).toEqual([1, 0, 1]);
+    // A SELECT's count is its rows: the session's prepared statements with that text.
+    expect(await database.execute('SELECT 1 FROM pg_prepared_statements WHERE "statement" = $1 AND "name" LIKE \'sdd_%\'', [text])).toBe(1);
+  });
+
   it('never runs a closed transaction\'s statement inside another one', async () => {
     await seed(database.db);
     let late!: Promise<unknown>;

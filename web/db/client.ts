@@ -10,7 +10,7 @@ import type { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import { parseDatabaseUrl, type DatabaseTarget } from './url.ts';
 import { cachingPrepare } from './sqlite-statements.ts';
 import { startingTransaction, withDirectRaw } from './direct-raw.ts';
-import { pgDriver, sqliteDriver, type PgQueryable, type SqliteConnection } from './direct-drivers.ts';
+import { pgDriver, pgExecute, sqliteDriver, type PgQueryable, type SqliteConnection } from './direct-drivers.ts';
 import { forProvider } from './raw-sql.ts';
 import { startCheckpointer, type CheckpointerOptions } from './sqlite-checkpointer.ts';
 
@@ -106,7 +106,7 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({ ...target.config, max: 4, connectionTimeoutMillis: 5_000, application_name: 'same-day-dispatch:intake' });
     pool.on('error', () => {}); // an idle connection dropped by the server: the next query opens another
-    execute = async (sql, args) => (await pool.query(sql, args)).rowCount ?? 0;
+    execute = pgExecute(pool);
     closeExtra = () => pool.end();
   }
   return {

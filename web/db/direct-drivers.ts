@@ -112,6 +112,16 @@ export class StatementNames {
 }
 
 /**
+ * A statement's changed-row count on `pool` (the Shopify intake's own pool, web/db/client.ts), named
+ * from its second run like pgDriver's: the intake insert is parsed and planned once per connection,
+ * not at every webhook of a sale (PostgreSQL's CPU shares the machine with the app's).
+ */
+export function pgExecute(pool: { query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rowCount: number | null }> }) {
+  const names = new StatementNames();
+  return async (sql: string, args: unknown[]): Promise<number> => (await pool.query({ name: names.of(sql), text: sql, values: args })).rowCount ?? 0;
+}
+
+/**
  * Plain statements on the adapter's pool; a transaction's on its connection. A plain statement the
  * server refused runs again through Prisma for Prisma's error; inside a transaction PostgreSQL has
  * aborted the transaction, so the driver's error is thrown as it is (isUniqueViolation knows it).
