@@ -126,8 +126,8 @@ export interface ClaimResult {
  * Synchronous: the caller runs it under the connection's lock.
  */
 export function claimDue(query: RawQuery, wanted: ClaimWanted[], at: number, owner: string, lockedUntil: number): ClaimResult {
-  const now = sqliteTime(at);
   if (wanted.length === 0) return { rows: [], due: new Set() };
+  const now = sqliteTime(at);
   const ids: string[] = [];
   // The states with due jobs, per queue (the probe's answers, in WAITING's order): a state without any is not read.
   const dueStates = new Map<string, DueState[]>();
