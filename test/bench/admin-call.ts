@@ -2,7 +2,9 @@
 // client only (web/shopify/admin-api.ts: pacing, the HTTP exchange, the cost report), against a
 // server in another process that answers the booking write with a full bucket. Beside it, the
 // same POST through undici's fetch and through undici's request, for reference: a sale makes a
-// few calls per order (docs/benchmarks.md).
+// few calls per order (docs/benchmarks.md). Then the same calls paced, each started by a timer
+// (15 and 50 a second), beside a timer that starts nothing: what a call costs when it is not
+// one of a stream, as a sale's bookings paced by the Shopify bucket are.
 import { spawn } from 'node:child_process';
 import { fetch, request } from 'undici';
 import { installShopifyRouting } from '../../dev/shop-sim/route.ts';
@@ -14,6 +16,8 @@ import { machine, printSummary, type Figure } from './lib.ts';
 const quick = process.argv.includes('--quick');
 const CALLS = Number(process.env.BENCH_CALLS ?? (quick ? 200 : 3_000));
 const ROUNDS = quick ? 1 : 3;
+const PACED_RATES = quick ? [50] : [15, 50];
+const PACED_SECONDS = quick ? 0.5 : 5;
 const SHOP = 'admin-call-bench.myshopify.com';
 
 // The answer Shopify gives a booking write, with its cost. The bucket is far larger than any plan's
@@ -61,6 +65,27 @@ async function cpuPerCall(call: () => Promise<unknown>): Promise<number> {
   return (used.user + used.system) / 1000 / CALLS;
 }
 
+/** CPU of this process per call when calls start `rate` times a second, each on its own timer. */
+async function cpuPerPacedCall(call: () => Promise<unknown>, rate: number): Promise<number> {
+  const n = Math.round(rate * PACED_SECONDS);
+  const started = performance.now();
+  const before = process.cpuUsage();
+  const running: Promise<unknown>[] = [];
+  for (let i = 0; i < n; i++) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    running.push(call());
+  }
+  await Promise.all(running);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / n;
+}
+const paced: Record<string, () => Promise<unknown>> = {
+  "the app's Admin API client": ways["the app's Admin API client"]!,
+  'undici request': ways['undici request']!,
+  'a timer alone': async () => {},
+};
+
 console.log(`admin-call benchmark: ${CALLS} sequential booking writes per way, ${ROUNDS} rounds (the least kept); ${machine()}`);
 const best = new Map<string, number>();
 try {
@@ -70,6 +95,13 @@ try {
       best.set(name, Math.min(best.get(name) ?? Infinity, ms));
       console.log(`  round ${round}: ${name.padEnd(28)} ${ms.toFixed(3)} ms CPU per call`);
     }
+    for (const rate of PACED_RATES) {
+      for (const [name, call] of Object.entries(paced)) {
+        const ms = await cpuPerPacedCall(call, rate);
+        best.set(`${name} at ${rate}/s`, Math.min(best.get(`${name} at ${rate}/s`) ?? Infinity, ms));
+        console.log(`  round ${round}: ${`${name}, ${rate} a second`.padEnd(42)} ${ms.toFixed(3)} ms CPU per call`);
+      }
+    }
   }
 } finally {
   server.kill();
@@ -78,6 +110,11 @@ const figures: Figure[] = [
   { name: 'admin API client CPU per call', value: best.get("the app's Admin API client")!, unit: 'ms' },
   { name: 'undici fetch CPU per call', value: best.get('undici fetch')!, unit: 'ms' },
   { name: 'undici request CPU per call', value: best.get('undici request')!, unit: 'ms' },
+  ...PACED_RATES.flatMap((rate): Figure[] => [
+    { name: `admin API client CPU per call at ${rate}/s`, value: best.get(`the app's Admin API client at ${rate}/s`)!, unit: 'ms' },
+    { name: `undici request CPU per call at ${rate}/s`, value: best.get(`undici request at ${rate}/s`)!, unit: 'ms' },
+    { name: `timer wake CPU at ${rate}/s`, value: best.get(`a timer alone at ${rate}/s`)!, unit: 'ms' },
+  ]),
 ];
 printSummary('admin-call', figures);
 process.exit(0);
