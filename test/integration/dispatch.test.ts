@@ -155,6 +155,28 @@ describe('orders/paid → courier order', () => {
   });
 });
 
+describe.runIf(testProvider() === 'sqlite')('the dispatch job on SQLite', () => {
+  it('is completed by the transaction that stores the booking, while the reference check after it is still out', async () => {
+    const shop = 'settled-with-booking.myshopify.com';
+    const sim = await installShop(s, shop);
+    // The reference check after the booking (GET /v1/orders?reference=) answers 3 s late.
+    await s.courier.addFault({ route: 'list', type: 'latency', latencyMs: 3_000, count: 1 });
+    const { orderId } = await placeOrder(s, sim);
+    const d = await waitForStatus(s.app, shop, orderId, 'CREATED');
+    await waitFor(async () => (await s.courier.requests({ route: 'list' })).length === 1, 'the reference check sent');
+    const db = s.app.server.services()!.database.db;
+    const jobOf = async () => (await db.$queryRawUnsafe<Array<{ state: string; attempts: number | bigint }>>(
+      `SELECT "state", "attempts" FROM "Job" WHERE "queue" = 'dispatch' AND "payload" LIKE ?`, `%${d.id}%`))[0]!;
+    expect((await jobOf()).state).toBe('completed');
+    // The check's answer ends the handler: nothing runs again, and the reference was checked once.
+    await waitFor(async () => (await s.courier.requests({ route: 'list' })).every((r) => r.status === 200), 'the reference check answered');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await jobOf()).toMatchObject({ state: 'completed' });
+    expect(Number((await jobOf()).attempts)).toBe(1);
+    expect(await s.courier.requests({ route: 'list' })).toHaveLength(1);
+  });
+});
+
 describe('dispatch rules that need Shopify or the courier', () => {
   it('a quote above the maximum delivery price holds the order, with both prices, and books nothing', async () => {
     const shop = 'maxprice.myshopify.com';

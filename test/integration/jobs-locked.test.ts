@@ -114,3 +114,62 @@ describe.skipIf(sqlite)('lockedWithJob elsewhere', () => {
     expect((await scope()) === 'never').toBe(false);
   });
 });
+
+/** In one transaction: the step (the shop's scope), then completeIn; what it answered and the job's state after the commit. */
+async function stepAndCompleteIn(job: Job, value: string) {
+  const r = await database.db.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(step('shop-locked', value).sql, ...step('shop-locked', value).values);
+    return queue.completeIn(tx, job);
+  });
+  const state = (await database.db.$queryRawUnsafe<Array<{ state: string }>>(`SELECT "state" FROM "Job" WHERE "id" = ?`, job.id))[0]!.state;
+  return { r, state };
+}
+
+describe.runIf(sqlite)('SQLite completeIn', () => {
+  it("completes the running job in the caller's transaction: the queue stores no outcome of its own", async () => {
+    const { result, job } = await asJob((j) => stepAndCompleteIn(j, 'completed-in'));
+    expect(result).toEqual({ r: true, state: 'completed' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(completions).not.toContain(job.id);
+    expect(await scope()).toBe('completed-in');
+  });
+
+  it('a transaction that fails after completing its job leaves the job to its outcome: it runs again', async () => {
+    const name = `locked-${randomUUID().slice(0, 8)}`;
+    const attempts: number[] = [];
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    await queue.work(name, async (j) => {
+      attempts.push(j.attempt);
+      if (j.attempt === 2) return void setImmediate(done);
+      await database.db.$transaction(async (tx) => {
+        expect(await queue.completeIn(tx, j)).toBe(true);
+        throw new Error('the work after the completion failed');
+      });
+    }, { concurrency: 1, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 } });
+    const id = await database.db.$transaction((tx) => queue.enqueue(tx, name, {}));
+    queue.notify();
+    await finished;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(attempts).toEqual([1, 2]);
+    expect(await queue.getJob(name, id!)).toMatchObject({ state: 'completed', attempts: 2 });
+  });
+
+  it("a job given back meanwhile is not completed, and the caller's work still commits", async () => {
+    const { result } = await asJob(async (j) => {
+      await database.db.$executeRawUnsafe(`UPDATE "Job" SET "state" = 'retry', "lockedBy" = NULL WHERE "id" = ?`, j.id);
+      return stepAndCompleteIn(j, 'given-back-in');
+    });
+    expect(result).toEqual({ r: false, state: 'retry' });
+    expect(await scope()).toBe('given-back-in');
+  });
+});
+
+describe.skipIf(sqlite)('completeIn elsewhere', () => {
+  it('completes nothing and answers false: the queue stores the outcome', async () => {
+    const { result, job } = await asJob((j) => database.db.$transaction((tx) => queue.completeIn(tx, j)));
+    expect(result).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await queue.getJob(job.name, job.id)).toMatchObject({ state: 'completed' });
+  });
+});

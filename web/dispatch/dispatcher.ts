@@ -38,6 +38,7 @@ import { enqueueRematch } from '../fulfillment/events.ts';
 import { insertCourierRefs } from '../fulfillment/refs.ts';
 import { readRow, updateRows } from '../db/raw-rows.ts';
 import { JOBS, type DispatchJobData, type DeliveryJobData } from '../jobs/names.ts';
+import type { Job } from '../jobs/queue.ts';
 import { decide, factsOf, liveTestOrder } from '../lifecycle/machine.ts';
 import { enqueueSync } from '../transitions/effects.ts';
 import { addEvent, type TimelineEntry } from '../transitions/timeline.ts';
@@ -52,13 +53,15 @@ export interface DispatchOptions {
   /** How long a create with no answer may still be in flight at the courier. Default: twice the courier request timeout. */
   inFlightMs?: number;
   signal?: AbortSignal;
+  /** The running dispatch job: completed in the transaction that stores its booking (SQLite: one commit less an order). */
+  job?: Job;
 }
 
 export const DEFAULT_IN_FLIGHT_MS = 30_000;
 
 export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeof DISPATCH_RETRY> = {}, opts: DispatchOptions = {}): Promise<void> {
   const policy = { ...DISPATCH_RETRY, ...retry };
-  await ctx.queue.work<DispatchJobData>(JOBS.dispatch, paced(ctx, JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt, { ...opts, signal: job.signal })), {
+  await ctx.queue.work<DispatchJobData>(JOBS.dispatch, paced(ctx, JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt, { ...opts, signal: job.signal, job })), {
     concurrency: 8,
     // One shop's sale holds at most 6 of the 8: another shop's order is taken by the next free worker.
     groupConcurrency: 6,
@@ -179,7 +182,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
       if (found) {
         // The adopted line is written with the booking, so a crash cannot leave one without the other.
         await recordCreated(ctx, d.id, d.generation, access, adoptedResult(found.keep, reference), settings.fulfillment.trigger === 'accepted', d,
-          { kind: 'adopted', source: 'courier', message: `The create had no answer; found courier order ${found.keep.id} by reference ${reference} and adopted it` });
+          { kind: 'adopted', source: 'courier', message: `The create had no answer; found courier order ${found.keep.id} by reference ${reference} and adopted it` }, opts.job);
         if (found.all.length > 1) await flagDuplicates(ctx, d.id, d.generation, summarise(found.all));
         ctx.queue.notify();
         log.info({ courierOrderId: found.keep.id, orders: found.all.length }, 'courier order adopted by reference');
@@ -205,7 +208,7 @@ export async function runDispatch(ctx: AppContext, job: DispatchJobData, attempt
     throw e instanceof DeliveryApiError && !e.retryable ? new Error(e.message, { cause: e }) : e;
   }
   // The row as this job left it (tries incremented): recordCreated's update checks it is still current.
-  await recordCreated(ctx, d.id, d.generation, access, result, settings.fulfillment.trigger === 'accepted', { ...d, tries: d.tries + 1 });
+  await recordCreated(ctx, d.id, d.generation, access, result, settings.fulfillment.trigger === 'accepted', { ...d, tries: d.tries + 1 }, undefined, opts.job);
   ctx.queue.notify();
   log.info({ courierOrderId: result.orderId, dispatchJobId: result.dispatchId, price: result.deliveryPrice, currency: result.currency }, 'courier order created');
   await checkReference(ctx, d.id, d.generation, client, reference, result.orderId);
@@ -321,6 +324,11 @@ export async function recordCreated(
   known?: StoredDelivery,
   /** A second timeline line, written in the same transaction and only when the booking is stored. */
   note?: TimelineEntry,
+  /**
+   * The running job that books it, completed in this transaction (JobQueue.completeIn). Nothing
+   * after the booking needs the job to run again: a rerun finds the delivery booked and returns.
+   */
+  settles?: Job,
 ): Promise<void> {
   const env = access.environment;
   await ctx.db.$transaction(async (tx) => {
@@ -372,6 +380,7 @@ export async function recordCreated(
     if (fulfilNow) await enqueueSync(ctx, tx, deliveryId, current.shopId);
     // Webhooks that beat this answer can match now.
     await enqueueRematch(ctx, tx, access.environmentId);
+    if (settles) await ctx.queue.completeIn(tx, settles);
   });
 }
 

@@ -256,6 +256,11 @@ export abstract class BaseJobQueue implements JobQueue {
   }
 
   /** SQLite only (sqlite.ts overrides it). */
+  async completeIn(_tx: Tx, _job: Job): Promise<boolean> {
+    return false;
+  }
+
+  /** SQLite only (sqlite.ts overrides it). */
   async lockedWithJob<T>(_steps: readonly RowInsert[], _name: string, _data: T, _opts: EnqueueOptions = {}, _settles?: Job): Promise<true | null> {
     return null;
   }

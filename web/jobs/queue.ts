@@ -96,6 +96,8 @@
 // 12. Settled with its work (SQLite). `lockedWithJob(steps, …, job)` completes the running job in
 //    the transaction that writes its work: both commit or neither does, and the queue stores no
 //    outcome after. Fenced like any outcome: a job given back meanwhile undoes the whole run.
+//    `completeIn(tx, job)` does the same in the caller's transaction, except that a job given back
+//    meanwhile is only not completed there: the caller's work still commits, the job runs again.
 //
 // NOT GUARANTEED: ordering between jobs without a shared ordering key; exactly-once execution (see 2); that
 // a handler which ignores `job.signal` stops when its job is given back.
@@ -262,6 +264,15 @@ export interface JobQueue {
    * error is logged. A job given back meanwhile (its lease ran out) makes the whole run null.
    */
   lockedWithJob<T>(steps: readonly RowInsert[], name: string, data: T, opts?: EnqueueOptions, settles?: Job): Promise<true | null>;
+  /**
+   * SQLite (other backends: false, nothing done): completes `job`, running in this queue instance, in
+   * the caller's transaction, fenced like any outcome: false (nothing written) when it was given back
+   * or already settled. True: once the handler returns, the queue stores no outcome of its own, one
+   * commit less per job. If the handler fails instead, its outcome is stored as usual, and changes
+   * nothing if that transaction did commit. So a handler must not return normally after that
+   * transaction failed.
+   */
+  completeIn(tx: Tx, job: Job): Promise<boolean>;
   /**
    * Takes up to `limit` jobs of one group of a queue that are due and were never claimed, oldest
    * first, for a handler that can do their work with its own (a shop's write-backs in one Shopify

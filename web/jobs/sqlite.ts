@@ -53,8 +53,11 @@ interface InFlight {
   abort: AbortController;
   promise: Promise<void>;
   released: boolean;
-  /** Completed by its handler's own transaction (lockedWithJob's `settles`). */
-  settled?: boolean;
+  /**
+   * Completed by its handler's own transaction: `committed` by lockedWithJob's `settles`; `inTransaction`
+   * by completeIn, in a transaction the handler may still see fail.
+   */
+  settled?: 'committed' | 'inTransaction';
 }
 
 const DAY = 24 * 60 * 60_000;
@@ -171,8 +174,17 @@ export class SqliteJobQueue extends BaseJobQueue {
     });
     if (written === null) return null;
     if (written === 1) this.inserted(req, now);
-    if (own) entry!.settled = true;
+    if (own) entry!.settled = 'committed';
     this.log.debug({ queue: name, jobId: req.id, duplicate: written !== 1, settled: own ? settles!.id : undefined }, 'steps and job written');
+    return true;
+  }
+
+  override async completeIn(tx: Tx, job: Job): Promise<boolean> {
+    const entry = this.inFlight.get(job.id);
+    if (!entry || entry.released || entry.settled || entry.job.attempt !== job.attempt) return false;
+    const { sql, args } = outcomeUpdate({ kind: 'completed' }, Date.now());
+    if ((await tx.$executeRawUnsafe(sql, ...args, job.id, this.owner, job.attempt)) !== 1) return false;
+    entry.settled = 'inTransaction';
     return true;
   }
 
@@ -382,11 +394,12 @@ export class SqliteJobQueue extends BaseJobQueue {
         this.log.error({ jobId: job.id, queue: job.name, attempt: job.attempt }, 'job payload is not JSON; failing it');
       }
       if (entry.released || outcome.kind === 'abandoned') return;
-      if (entry.settled) {
+      if (entry.settled === 'committed' || (entry.settled && outcome.kind === 'completed')) {
         if (outcome.kind !== 'completed') this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, 'job failed after its own transaction completed it; it stays completed');
         return;
       }
-      await this.settle(job, outcome);
+      // completeIn's transaction may have failed with its handler: the fenced outcome applies only then.
+      await this.settle(job, outcome, !!entry.settled);
     })()
       .catch((e) => this.log.error({ jobId: job.id, queue: job.name, attempt: job.attempt, err: describeError(e) }, 'could not store job outcome; it runs again when its lease is reclaimed'))
       .finally(() => {
@@ -398,13 +411,15 @@ export class SqliteJobQueue extends BaseJobQueue {
       });
   }
 
-  private async settle(job: Job, outcome: Exclude<Outcome, { kind: 'abandoned' }>): Promise<void> {
+  private async settle(job: Job, outcome: Exclude<Outcome, { kind: 'abandoned' }>, maybeCompleted = false): Promise<void> {
     const now = Date.now();
     const { sql, args } = outcomeUpdate(outcome, now);
     if (outcome.kind === 'retry') this.loop.at(now + outcome.delayMs);
     // One statement, autocommit: no interactive transaction around it.
     const changed = await this.database.db.$executeRawUnsafe(sql, ...args, job.id, this.owner, job.attempt);
-    if (changed !== 1) this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, 'job was given back before its outcome was stored');
+    if (changed === 1) return;
+    const why = maybeCompleted ? 'job failed after its own transaction completed it, or was given back: it stays as it is' : 'job was given back before its outcome was stored';
+    this.log.warn({ jobId: job.id, queue: job.name, attempt: job.attempt, outcome: outcome.kind }, why);
   }
 
   /** Back to `retry`, due now; the attempt counts (as in pg-boss). */
