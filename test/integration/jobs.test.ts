@@ -403,6 +403,30 @@ describe(`job queue on ${provider}`, () => {
     expect(ran.sort()).toEqual(['delayed', 'retry']);
   });
 
+  it.skipIf(pg)("SQLite: a job whose outcome could not be stored runs again once its lease runs out, while another job keeps this instance's leases renewed", async () => {
+    // The completion of the first attempt fails, as a full disk or a busy database would make it.
+    await database.db.$executeRawUnsafe(`CREATE TRIGGER "test_outcome_lost" BEFORE UPDATE OF "state" ON "Job"
+      WHEN OLD."queue" = 'outcome-lost' AND NEW."state" = 'completed' AND OLD."attempts" = 1
+      BEGIN SELECT RAISE(ABORT, 'outcome write failed (test)'); END`);
+    let release = () => {};
+    try {
+      const gate = new Promise<void>((r) => (release = r));
+      const attempts: number[] = [];
+      const q = await newQueue();
+      await q.work('outcome-long', () => gate); // in flight throughout: the heartbeat keeps running
+      await q.work('outcome-lost', async (job) => void attempts.push(job.attempt));
+      await q.start();
+      const long = await enqueueCommitted(q, 'outcome-long', {});
+      const id = await enqueueCommitted(q, 'outcome-lost', {});
+      await waitFor(async () => (await stateOf(q, 'outcome-lost', id!)) === 'completed', 'the job completed by a second attempt', 10_000);
+      expect(attempts).toEqual([1, 2]);
+      expect(await stateOf(q, 'outcome-long', long!)).toBe('active');
+    } finally {
+      release();
+      await database.db.$executeRawUnsafe('DROP TRIGGER IF EXISTS "test_outcome_lost"');
+    }
+  });
+
   it.skipIf(pg)("SQLite: a job without a group is not held behind another group's backlog of more than 100 that is at its share", async () => {
     const q = await newQueue();
     const started: string[] = [];

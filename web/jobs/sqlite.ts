@@ -14,10 +14,12 @@
 //                           └→ failed  (after onExhausted)
 // A claim sets lockedBy (this instance) and lockedUntil (now + leaseMs), and
 // increments `attempts`. While a handler runs, its lease is renewed every
-// leaseMs/3. Every write of an outcome is fenced on (id, state 'active',
-// lockedBy, attempts), so a result that arrives after its job was given back
-// changes nothing. A lease that runs out under an owner that is not alive is
-// given back by a sweep every leaseMs/2.
+// leaseMs/3: only the jobs in flight here, so a row whose outcome could not be
+// stored stops being renewed. Every write of an outcome is fenced on (id, state
+// 'active', lockedBy, attempts), so a result that arrives after its job was
+// given back changes nothing. A sweep every leaseMs/2 gives back a lease that
+// ran out under an owner that is not alive, or under this queue with no
+// handler running it (its outcome write failed): it runs again.
 //
 // The better-sqlite3 adapter has ONE connection. A query on the bare client would run inside
 // whatever interactive transaction is open at that moment, see its uncommitted jobs (running a
@@ -439,14 +441,15 @@ export class SqliteJobQueue extends BaseJobQueue {
   }
 
   private async renewLeases(): Promise<void> {
-    if (this.inFlight.size === 0) return;
+    const ids = [...this.inFlight.values()].filter((f) => !f.released).map((f) => f.job.id);
+    if (ids.length === 0) return;
     try {
-      await this.tx((tx) =>
-        tx.$executeRawUnsafe(
-          `UPDATE "Job" SET "lockedUntil" = ? WHERE "state" = 'active' AND "lockedBy" = ?`,
-          sqliteTime(Date.now() + this.leaseMs),
-          this.owner,
-        ),
+      // One statement text for any number of ids (json_each), so it is prepared once.
+      await this.database.db.$executeRawUnsafe(
+        `UPDATE "Job" SET "lockedUntil" = ? WHERE "state" = 'active' AND "lockedBy" = ? AND "id" IN (SELECT "value" FROM json_each(?))`,
+        sqliteTime(Date.now() + this.leaseMs),
+        this.owner,
+        JSON.stringify(ids),
       );
     } catch (e) {
       if (this.loop.running) this.log.warn({ err: describeError(e) }, 'could not renew job leases');
@@ -455,9 +458,10 @@ export class SqliteJobQueue extends BaseJobQueue {
 
   /**
    * Gives back active jobs whose owner is not alive: all of them at start-up
-   * ('all'), those whose lease ran out ('expired'), and, between those sweeps,
-   * those whose owner is provably dead ('dead'). Fenced on the owner read, so a
-   * job that changed hands meanwhile is left alone.
+   * ('all'), those whose lease ran out ('expired', with this queue's own that no
+   * handler runs), and, between those sweeps, those whose owner is provably dead
+   * ('dead'). Fenced on the owner read, so a job that changed hands meanwhile is
+   * left alone.
    */
   private reclaim(which: 'all' | 'expired' | 'dead', reason: string): Promise<number> {
     const expiredOnly = which === 'expired';
@@ -469,8 +473,10 @@ export class SqliteJobQueue extends BaseJobQueue {
       );
       let n = 0;
       for (const r of rows) {
+        // Ours with no handler running it: its outcome could not be stored (renewLeases let it run out).
+        const orphan = expiredOnly && r.lockedBy === this.owner && !this.inFlight.has(r.id);
         const state = ownerState(r.lockedBy);
-        if (state === 'alive' || (which === 'dead' && state !== 'dead')) continue;
+        if (!orphan && (state === 'alive' || (which === 'dead' && state !== 'dead'))) continue;
         n += await tx.$executeRawUnsafe(
           `UPDATE "Job" SET "state" = 'retry', "runAt" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "lastError" = ?, "updatedAt" = ?
            WHERE "id" = ? AND "state" = 'active' AND "lockedBy" IS ?`,
