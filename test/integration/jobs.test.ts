@@ -472,6 +472,25 @@ describe(`job queue on ${provider}`, () => {
     expect(await q.hurry('parked', 'A')).toBe(0);
   });
 
+  it('keepTime: a job planned for its time is neither held with its group nor hurried with it', async () => {
+    const ran: string[] = [];
+    const q = await newQueue();
+    await q.work<{ n: string }>('kept', async (job) => void ran.push(job.data.n));
+    await q.start();
+    q.hold('kept', 'A', 600_000);
+    await enqueueCommitted(q, 'kept', { n: 'soon' }, { group: 'A', startAfterMs: 1_000, keepTime: true });
+    await enqueueCommitted(q, 'kept', { n: 'held' }, { group: 'A' });
+    const later = await enqueueCommitted(q, 'kept', { n: 'later' }, { group: 'A', startAfterMs: 600_000, keepTime: true });
+    q.notify();
+    await waitFor(async () => ran.includes('soon'), 'the job planned for 1 s to run in its held group', 10_000);
+    expect(ran).toEqual(['soon']);
+    expect(await q.hurry('kept', 'A')).toBe(1); // the held job only
+    await waitFor(async () => ran.includes('held'), 'the held job to run after the hurry', 10_000);
+    await sleep(pg ? 1_500 : 300);
+    expect(ran).toEqual(['soon', 'held']);
+    expect(await stateOf(q, 'kept', later!)).toBe('created');
+  });
+
   it("hold: a held group's new jobs wait for the hurry (another group's do not); a hurry that ran while a held job's transaction was open is repeated at notify()", async () => {
     const ran: string[] = [];
     const q = await newQueue();

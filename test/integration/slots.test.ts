@@ -131,6 +131,8 @@ describe('orders/paid with a chosen slot', () => {
     expect(view.body.delivery.slot).toEqual({ start: '2026-11-27T08:30:00.000Z', end: '2026-11-27T10:30:00.000Z' });
     const page = await (await fetch(await trackingUrlFor(s.app.db, s.app.url, d.id))).text();
     expect(page).toContain('An estimate: the delivery slot you chose at checkout.');
+    // The shop's Shopify budget coming back hurries its waiting dispatch jobs, not the slot's: run now, it would end with nothing to do.
+    expect(await s.app.ctx.queue.hurry('dispatch', d.shopId)).toBe(0);
 
     clock.moveTo('2026-11-27T07:30:01Z');
     const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');

@@ -44,6 +44,13 @@ async function scheduledOrder(shop: string, windows = closedToday()) {
   return { sim, orderId, payload, d };
 }
 
+/** The delivery's window job, waiting more than an hour (the queue's own machine time). */
+function waitingWindowJobs(d: { id: string }) {
+  return s.app.ctx.queue.backend === 'sqlite'
+    ? s.app.db.job.findMany({ where: { queue: 'dispatch', state: 'created', singletonKey: { startsWith: `dispatch-window:${d.id}:` }, runAt: { gt: new Date(Date.now() + 3_600_000) } } })
+    : s.app.db.$queryRawUnsafe<unknown[]>(`SELECT id FROM pgboss.job WHERE name = 'dispatch' AND state = 'created' AND singleton_key LIKE $1 AND start_after > now() + interval '1 hour'`, `key:dispatch-window:${d.id}:%`);
+}
+
 describe('an order paid outside the window', () => {
   it('is SCHEDULED with the planned time and reason, and at the moved clock its job dispatches it (CREATED)', async () => {
     const shop = 'windows-scheduled.myshopify.com';
@@ -55,10 +62,7 @@ describe('an order paid outside the window', () => {
     expect(d.events.map((e) => e.kind)).toContain('scheduled');
     expect(await s.courier.orders()).toHaveLength(0);
     // A dispatch job waits for the planned time.
-    const jobs = s.app.ctx.queue.backend === 'sqlite'
-      ? await s.app.db.job.findMany({ where: { queue: 'dispatch', singletonKey: { startsWith: `dispatch-window:${d.id}:` }, runAt: { gt: new Date(Date.now() + 3_600_000) } } }) // the queue's own (machine) time
-      : await s.app.db.$queryRawUnsafe<unknown[]>(`SELECT id FROM pgboss.job WHERE name = 'dispatch' AND singleton_key LIKE $1 AND start_after > now() + interval '1 hour'`, `key:dispatch-window:${d.id}:%`);
-    expect(jobs).toHaveLength(1);
+    expect(await waitingWindowJobs(d)).toHaveLength(1);
 
     clock.moveTo(tomorrowOpening() + 1_000);
     const booked = await waitForStatus(s.app, shop, orderId, 'CREATED');
@@ -77,6 +81,16 @@ describe('an order paid outside the window', () => {
     expect(after?.events.map((e) => e.kind)).not.toContain('window_opened');
     expect(after?.updatedAt).toEqual(d.updatedAt);
     expect(await s.courier.orders()).toHaveLength(0);
+  });
+
+  it("the shop's Shopify budget coming back (a hurry of its dispatch jobs) leaves its job waiting for the planned time", async () => {
+    // Run early, the job would find it too soon, end, and leave the delivery with no job to open it.
+    const shop = 'windows-hurried.myshopify.com';
+    const { orderId, d } = await scheduledOrder(shop);
+    expect(await s.app.ctx.queue.hurry('dispatch', d.shopId)).toBe(0);
+    await new Promise((r) => setTimeout(r, s.app.ctx.queue.backend === 'sqlite' ? 300 : 1_500));
+    expect(await waitingWindowJobs(d)).toHaveLength(1);
+    expect((await deliveryOf(s.app, shop, orderId))?.status).toBe('SCHEDULED');
   });
 
   it('the merchant can dispatch it now anyway', async () => {

@@ -30,7 +30,7 @@ export async function holdOutsideWindow(ctx: AppContext, d: Row, settings: Setti
     // Its own key: the intake's dispatch job is still running (its key is busy until it ends).
     if (r.applied) {
       await ctx.queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId: d.id, generation: d.generation }, {
-        singletonKey: `dispatch-window:${d.id}:${d.generation}:${w.at}`, startAfterMs: Math.max(0, w.at - now), ...(await shopGroup(tx, d.id, d.shopId)),
+        singletonKey: `dispatch-window:${d.id}:${d.generation}:${w.at}`, startAfterMs: Math.max(0, w.at - now), keepTime: true, ...(await shopGroup(tx, d.id, d.shopId)),
       });
     }
     return r.applied;

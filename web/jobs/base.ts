@@ -43,6 +43,8 @@ export interface InsertRequest {
   startAfterMs: number;
   /** The job's own maxAttempts, or null: its worker's policy decides when it runs. */
   maxAttempts: number | null;
+  /** EnqueueOptions.keepTime: hurry() leaves it. */
+  keepTime: boolean;
 }
 
 export interface BaseOptions {
@@ -222,7 +224,8 @@ export abstract class BaseJobQueue implements JobQueue {
     if (orderingKey !== null && key !== null) throw new TypeError('a job has a singletonKey or an orderingKey, not both');
     const group = opts.group ?? null;
     if (group !== null && (typeof group !== 'string' || group.length === 0 || group.length > 200)) throw new TypeError('group must be a string of 1-200 characters');
-    const held = this.held(name, group, startAfterMs);
+    const keepTime = opts.keepTime === true;
+    const held = keepTime ? 0 : this.held(name, group, startAfterMs);
     return {
       id: opts.id ?? randomUUID(),
       name,
@@ -232,6 +235,7 @@ export abstract class BaseJobQueue implements JobQueue {
       group,
       startAfterMs: Math.max(startAfterMs, held),
       maxAttempts,
+      keepTime,
     };
   }
 

@@ -63,7 +63,7 @@ const RECENT_ENQUEUE_MS = 5_000;
  */
 const JOBS_PLANNER = '-c enable_bitmapscan=off';
 /**
- * A waiting job that reserve() holds carries this as its output (pg-boss writes a job's output only
+ * A waiting job that reserve() holds, or one enqueued with keepTime, carries this as its output (pg-boss writes a job's output only
  * when it completes or fails, and a created job has none): hurry skips it, release clears it. `{}` so
  * that a job claimed after its reservation ran out reads no previous error (recordedErrorMessage).
  */
@@ -268,8 +268,12 @@ export class PgBossJobQueue extends BaseJobQueue {
     });
   }
 
-  protected insert(tx: Tx, req: InsertRequest): Promise<string | null> {
-    return this.send(req, fromPrisma(tx));
+  protected async insert(tx: Tx, req: InsertRequest): Promise<string | null> {
+    const db = fromPrisma(tx);
+    const id = await this.send(req, db);
+    // keepTime: marked as reserve() marks a job, so hurry skips it; pg-boss's send() cannot set the output.
+    if (id && req.keepTime) await db.executeSql(`UPDATE ${this.schema}.job SET output = '${RESERVED}'::jsonb WHERE name = $1 AND id = $2`, [req.name, id]);
+    return id;
   }
 
   /**
@@ -289,6 +293,7 @@ export class PgBossJobQueue extends BaseJobQueue {
 
   /** The row and pg-boss's job INSERT as one statement (guardedJobInsert); null when pg-boss's INSERT has another shape. */
   private async guarded(db: Tx, row: RowInsert, req: InsertRequest): Promise<boolean | null> {
+    if (req.keepTime) throw new TypeError('keepTime is for enqueue() only');
     let inserted: boolean | null = null;
     await this.send(req, {
       executeSql: async (text: string, values: unknown[] = []) => {

@@ -85,7 +85,9 @@
 //    hurry comes), a job this process enqueues into that queue and group starts no sooner than `ms`
 //    after its enqueue. `hurry` makes the group's jobs that wait for their start time due, and is
 //    repeated at the notify() after the commit of a held job whose transaction was open while it ran
-//    (on PostgreSQL the hurry could not see it).
+//    (on PostgreSQL the hurry could not see it). A job enqueued with `keepTime` is neither held nor
+//    hurried: it runs at its own time (a delivery window's job run early would find nothing to do
+//    and end, leaving its delivery without a job).
 //    Holds live in memory: after a restart a held job runs at its own time.
 // 11. Taken along. `reserve(name, group, n, forMs)` moves up to n due, never-claimed jobs of a group
 //    `forMs` ahead and returns them: no worker, no other reserve (SKIP LOCKED on PostgreSQL) and no
@@ -146,6 +148,11 @@ export interface EnqueueOptions {
   group?: string;
   /** Run no sooner than this many milliseconds after the enqueue. */
   startAfterMs?: number;
+  /**
+   * Planned for its time (a delivery window's opening, a slot's booking time): no hurry() makes it
+   * due sooner, and no hold() makes it later (guarantee 10). enqueue() only.
+   */
+  keepTime?: boolean;
   /** This job's own attempt limit (default: its worker's policy, read when it runs). */
   maxAttempts?: number;
   /**

@@ -15,8 +15,8 @@ const LIVE_STATES = `('created', 'retry', 'active')`;
  * than raised, so the caller's transaction is not aborted. Binds: id, queue, payload,
  * singletonKey, orderingKey, groupKey, runAt, maxAttempts, createdAt, updatedAt, queue, singletonKey.
  */
-export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "orderingKey", "groupKey", "runAt", "attempts", "maxAttempts", "createdAt", "updatedAt")
-       SELECT ?, ?, ?, 'created', ?, ?, ?, ?, 0, ?, ?, ?
+export const INSERT_JOB = `INSERT INTO "Job" ("id", "queue", "payload", "state", "singletonKey", "orderingKey", "groupKey", "runAt", "lockedUntil", "attempts", "maxAttempts", "createdAt", "updatedAt")
+       SELECT ?, ?, ?, 'created', ?, ?, ?, ?, ?, 0, ?, ?, ?
        WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "queue" = ? AND "singletonKey" = ? AND "state" IN ${LIVE_STATES})
        ON CONFLICT ("id") DO NOTHING`;
 
@@ -40,8 +40,9 @@ export function outcomeUpdate(outcome: Exclude<Outcome, { kind: 'abandoned' }>, 
 
 /**
  * queue.reserve: a group's due jobs never claimed, oldest first (the claim's index), due again at `until`.
- * A job waiting with "lockedUntil" set is reserved (only a claim sets it otherwise, with state 'active'):
- * HURRY_JOBS skips it; a claim after the reservation ran out overwrites it. Binds: until, until, queue, group, now, limit.
+ * A job waiting with "lockedUntil" set is reserved, or was enqueued with keepTime (until its runAt; only
+ * a claim sets it otherwise, with state 'active'): HURRY_JOBS skips it; a claim after the reservation
+ * ran out overwrites it. Binds: until, until, queue, group, now, limit.
  */
 export const RESERVE_JOBS = `UPDATE "Job" SET "runAt" = ?, "lockedUntil" = ? WHERE "id" IN (
          SELECT "id" FROM "Job" WHERE "queue" = ? AND "state" = 'created' AND "groupKey" = ? AND "runAt" <= ? ORDER BY "runAt", "rowid" LIMIT ?)

@@ -511,8 +511,10 @@ export class SqliteJobQueue extends BaseJobQueue {
 
 /** INSERT_JOB's values for a request at `now`. */
 function insertArgs(req: InsertRequest, now: number): unknown[] {
+  const runAt = sqliteTime(now + req.startAfterMs);
   return [
-    req.id, req.name, JSON.stringify(req.data), req.singletonKey, req.orderingKey, req.group, sqliteTime(now + req.startAfterMs),
+    // keepTime: "lockedUntil" as a reservation until its own time, which hurry skips.
+    req.id, req.name, JSON.stringify(req.data), req.singletonKey, req.orderingKey, req.group, runAt, req.keepTime ? runAt : null,
     req.maxAttempts ?? MAX_ATTEMPTS_BY_WORKER.sqlite, sqliteTime(now), sqliteTime(now), req.name, req.singletonKey,
   ];
 }

@@ -60,7 +60,7 @@ export async function holdForSlot(
       if (!r.applied) return;
       if (!(await claimPlace(tx, shopId, key, choice.slot.start, settings.slots.capacity))) throw new SlotFull();
       await ctx.queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId: d.id, generation: d.generation }, {
-        singletonKey: `dispatch-slot:${d.id}:${d.generation}:${at}`, startAfterMs: Math.max(0, at - now), group: shopId,
+        singletonKey: `dispatch-slot:${d.id}:${d.generation}:${at}`, startAfterMs: Math.max(0, at - now), keepTime: true, group: shopId,
       });
     });
   } catch (e) {
