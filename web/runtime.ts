@@ -27,7 +27,7 @@ const RETENTION_SWEEP_MS = 6 * 3_600_000;
 import { offlineTokenProvider } from './shopify/offline-token.ts';
 import { SHOPIFY_ATTEMPTS_IN_JOBS } from './retry/budget.ts';
 import { appClock, type Clock } from './ops/clock.ts';
-import { dispatchDue } from './dispatch/windows.ts';
+import { dispatchDue, SCHEDULED_OVERDUE_MS } from './dispatch/windows.ts';
 import { startFlowWorkers } from './flow/index.ts';
 import { InboxWorker, type InboxOptions } from './inbox/worker.ts';
 import { shopifyTopicHandlers } from './webhooks/topics.ts';
@@ -49,6 +49,8 @@ export interface RuntimeOptions {
   flow?: { relayIntervalMs?: number };
   /** The webhook inbox's worker (web/inbox/worker.ts). */
   inbox?: InboxOptions;
+  /** How often overdue SCHEDULED deliveries are looked for (default a minute). */
+  scheduledSweepMs?: number;
 }
 
 export interface Runtime {
@@ -119,6 +121,11 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     flow = await startFlowWorkers(jobCtx, opts.flow);
     await ctx.queue.every(JOBS.retention, RETENTION_SWEEP_MS, async () =>
       void (await retentionSweep(ctx.db, { now: ctx.now(), retentionDays: config.personalDataRetentionDays, log })));
+    // A SCHEDULED delivery long past its time has lost its job: queue another.
+    await ctx.queue.every(JOBS.scheduledDue, opts.scheduledSweepMs ?? 60_000, async () => {
+      const n = await dispatchDue(ctx, SCHEDULED_OVERDUE_MS);
+      if (n) log.warn({ count: n }, 'scheduled deliveries more than 5 minutes past their time: dispatching them');
+    });
     // A moved clock (development): scheduled deliveries now due go out without waiting for their timers.
     clock.onJump?.(() => void dispatchDue(ctx).catch((e) => log.error({ err: String(e) }, 'scheduled deliveries could not be looked at')));
   }

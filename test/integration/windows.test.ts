@@ -7,6 +7,7 @@ import { waitFor } from '../support/process.ts';
 import { deliveryOf, installShop, placeOrder, startScenario, waitForStatus, type Scenario } from '../support/scenario.ts';
 import { dispatchNow } from '../../web/dispatch/service.ts';
 import { runDispatch } from '../../web/dispatch/dispatcher.ts';
+import { SCHEDULED_OVERDUE_MS } from '../../web/dispatch/windows.ts';
 import { updateSettings } from '../../web/settings/store.ts';
 import { aroundMidnight, madeBefore, TestClock, wallTime } from '../support/time.ts';
 
@@ -37,18 +38,18 @@ function closedToday(more: string[] = []) {
 }
 const tomorrowOpening = (days = 1) => Date.parse(`2026-11-${23 + days}T08:30:00Z`);
 
-async function scheduledOrder(shop: string, windows = closedToday()) {
-  const sim = await installShop(s, shop, { settings: { windows } });
-  const { orderId, payload } = await placeOrder(s, sim);
-  const d = await waitForStatus(s.app, shop, orderId, 'SCHEDULED');
+async function scheduledOrder(shop: string, windows = closedToday(), on: Scenario = s) {
+  const sim = await installShop(on, shop, { settings: { windows } });
+  const { orderId, payload } = await placeOrder(on, sim);
+  const d = await waitForStatus(on.app, shop, orderId, 'SCHEDULED');
   return { sim, orderId, payload, d };
 }
 
 /** The delivery's window job, waiting more than an hour (the queue's own machine time). */
-function waitingWindowJobs(d: { id: string }) {
-  return s.app.ctx.queue.backend === 'sqlite'
-    ? s.app.db.job.findMany({ where: { queue: 'dispatch', state: 'created', singletonKey: { startsWith: `dispatch-window:${d.id}:` }, runAt: { gt: new Date(Date.now() + 3_600_000) } } })
-    : s.app.db.$queryRawUnsafe<unknown[]>(`SELECT id FROM pgboss.job WHERE name = 'dispatch' AND state = 'created' AND singleton_key LIKE $1 AND start_after > now() + interval '1 hour'`, `key:dispatch-window:${d.id}:%`);
+function waitingWindowJobs(d: { id: string }, on: Scenario = s) {
+  return on.app.ctx.queue.backend === 'sqlite'
+    ? on.app.db.job.findMany({ where: { queue: 'dispatch', state: 'created', singletonKey: { startsWith: `dispatch-window:${d.id}:` }, runAt: { gt: new Date(Date.now() + 3_600_000) } } })
+    : on.app.db.$queryRawUnsafe<unknown[]>(`SELECT id FROM pgboss.job WHERE name = 'dispatch' AND state = 'created' AND singleton_key LIKE $1 AND start_after > now() + interval '1 hour'`, `key:dispatch-window:${d.id}:%`);
 }
 
 describe('an order paid outside the window', () => {
@@ -160,6 +161,35 @@ const MIDNIGHT = [
   { name: 'New York, 23:50 EST before the closure', zone: 'America/New_York', at: Date.parse('2026-03-07T23:50:00-05:00'), closure: '2026-03-08', planned: Date.parse('2026-03-09T08:30:00-04:00') },
   { name: 'London, 23:50 BST before the closure', zone: 'Europe/London', at: Date.parse('2026-10-24T23:50:00+01:00'), closure: '2026-10-25', planned: Date.parse('2026-10-26T08:30:00+00:00') },
 ];
+
+describe('a scheduled delivery whose job was lost', () => {
+  it(`is dispatched by the periodic sweep once ${SCHEDULED_OVERDUE_MS / 60_000} minutes past its planned time`, async () => {
+    const own = new TestClock(START);
+    // No onJump: a moved clock is seen by the sweep only, as a real clock's passing time would be.
+    const on = await startScenario({ runtime: { clock: { now: own.now }, scheduledSweepMs: 200 } });
+    try {
+      const shop = 'windows-lost-job.myshopify.com';
+      const { orderId, d } = await scheduledOrder(shop, closedToday(), on);
+      expect(await waitingWindowJobs(d, on)).toHaveLength(1);
+      await (on.app.ctx.queue.backend === 'sqlite'
+        ? on.app.db.job.deleteMany({ where: { queue: 'dispatch', singletonKey: { startsWith: `dispatch-window:${d.id}:` } } })
+        : on.app.db.$executeRawUnsafe(`DELETE FROM pgboss.job WHERE name = 'dispatch' AND singleton_key LIKE $1`, `key:dispatch-window:${d.id}:%`));
+      expect(await waitingWindowJobs(d, on)).toHaveLength(0);
+
+      // Due a minute ago: its own job may still be on its way.
+      own.moveTo(tomorrowOpening() + 60_000);
+      await new Promise((r) => setTimeout(r, on.app.ctx.queue.backend === 'sqlite' ? 1_000 : 2_500));
+      expect((await deliveryOf(on.app, shop, orderId))?.status).toBe('SCHEDULED');
+
+      own.moveTo(tomorrowOpening() + SCHEDULED_OVERDUE_MS + 1_000);
+      const booked = await waitForStatus(on.app, shop, orderId, 'CREATED');
+      expect(booked.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['scheduled', 'window_opened', 'created']));
+      expect(await on.courier.orders()).toHaveLength(1);
+    } finally {
+      await on.close();
+    }
+  });
+});
 
 describe('paid around midnight in the shop\'s zone', () => {
   it.each(MIDNIGHT.map((row, i) => [row.name, { ...row, i }] as const))('%s: scheduled for the opening after the closure', async (_name, { zone, at, closure, planned, i }) => {

@@ -53,10 +53,17 @@ export async function openScheduled(ctx: AppContext, d: CurrentRow & { scheduled
   return r.applied;
 }
 
-/** Queues at once the dispatch of every SCHEDULED delivery now due (after a moved clock). */
-export async function dispatchDue(ctx: AppContext): Promise<number> {
+/**
+ * How long past its planned time a SCHEDULED delivery waits for its own job (behind a sale's backlog,
+ * say) before the periodic sweep queues another: a job can be lost, and until keepTime an early hurry
+ * ended it (docs/shopify-rate-limits.md).
+ */
+export const SCHEDULED_OVERDUE_MS = 5 * 60_000;
+
+/** Queues at once the dispatch of every SCHEDULED delivery due `overdueMs` ago or earlier (0: after a moved clock). */
+export async function dispatchDue(ctx: AppContext, overdueMs = 0): Promise<number> {
   const due = await ctx.db.delivery.findMany({
-    where: { status: 'SCHEDULED', scheduledFor: { lte: new Date(ctx.now()) } }, select: { id: true, generation: true, shopId: true }, take: 500,
+    where: { status: 'SCHEDULED', scheduledFor: { lte: new Date(ctx.now() - overdueMs) } }, select: { id: true, generation: true, shopId: true }, take: 500,
   });
   for (const d of due) {
     await ctx.db.$transaction((tx) => ctx.queue.enqueue<DispatchJobData>(tx, JOBS.dispatch, { deliveryId: d.id, generation: d.generation }, { singletonKey: `dispatch-window-due:${d.id}:${d.generation}`, group: d.shopId }));

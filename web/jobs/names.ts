@@ -16,6 +16,8 @@ export const JOBS = {
   reconcile: 'reconcile',
   /** fulfillment_orders/order_routing_complete → the order's delivery (web/dispatch/routing.ts). */
   routing: 'order-routing-complete',
+  /** Periodic: dispatch SCHEDULED deliveries whose planned time passed long ago, their own job lost (web/dispatch/windows.ts). */
+  scheduledDue: 'scheduled-due',
   /** Periodic: erase personal data of final deliveries past the retention period (web/privacy/erase.ts). */
   retention: 'personal-data-retention',
   /** One Shopify Flow trigger from the outbox → flowTriggerReceive (web/flow/triggers.ts). */
