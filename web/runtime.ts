@@ -16,7 +16,7 @@ import type { Logger } from './ops/logger.ts';
 import { SecretBox } from './security/crypto.ts';
 import { loadOrCreateDevKey } from './security/dev-key.ts';
 import { createAdminApi, onShopifyThrottleWait, shopifyPacer } from './shopify/admin-api.ts';
-import { DEFER_AFTER_MS } from './shopify/paced-jobs.ts';
+import { DEFER_AFTER_MS, wakeParked } from './shopify/paced-jobs.ts';
 import { API_VERSION, createShopify, type Shopify } from './shopify/app.ts';
 import { recordInstall } from './webhooks/lifecycle.ts';
 import { JOBS } from './jobs/names.ts';
@@ -124,7 +124,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     // A SCHEDULED delivery long past its time has lost its job: queue another.
     await ctx.queue.every(JOBS.scheduledDue, opts.scheduledSweepMs ?? 60_000, async () => {
       const n = await dispatchDue(ctx, SCHEDULED_OVERDUE_MS);
-      if (n) log.warn({ count: n }, 'scheduled deliveries more than 5 minutes past their time: dispatching them');
+      if (n) log.warn({ count: n, overdueMs: SCHEDULED_OVERDUE_MS }, 'scheduled deliveries long past their time without a job: dispatching them');
     });
     // A moved clock (development): scheduled deliveries now due go out without waiting for their timers.
     clock.onJump?.(() => void dispatchDue(ctx).catch((e) => log.error({ err: String(e) }, 'scheduled deliveries could not be looked at')));
@@ -132,6 +132,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();
   if (opts.workers) {
+    await wakeParked(queue, log);
     const sessions = sessionStorage as Partial<CachingSessionStorage>;
     const inbox = new InboxWorker(ctx, shopifyTopicHandlers(ctx, (shop) => sessions.forgetShop?.(shop)), opts.inbox);
     ctx.inbox = inbox;

@@ -472,6 +472,26 @@ describe(`job queue on ${provider}`, () => {
     expect(await q.hurry('parked', 'A')).toBe(0);
   });
 
+  it("hurry without a group: every waiting job of the queue runs now (another queue's keep their time) and the queue's holds end", async () => {
+    const ran: string[] = [];
+    const q = await newQueue(database, { pollIntervalMs: 5_000 });
+    for (const name of ['woken', 'other']) await q.work<{ n: string }>(name, async (job) => void ran.push(job.data.n));
+    await q.start();
+    for (const [n, group] of [['A1', 'A'], ['B1', 'B'], ['U1', undefined]] as const) {
+      await enqueueCommitted(q, 'woken', { n }, { startAfterMs: 600_000, ...(group ? { group } : {}) });
+    }
+    await enqueueCommitted(q, 'other', { n: 'O1' }, { group: 'A', startAfterMs: 600_000 });
+    q.hold('woken', 'A', 600_000);
+    expect(await q.hurry('woken')).toBe(3);
+    await waitFor(async () => ran.length >= 3, "the queue's waiting jobs to run", 3_000);
+    // The hold ended with the hurry: a new job of group A runs at once.
+    await enqueueCommitted(q, 'woken', { n: 'A2' }, { group: 'A' });
+    q.notify();
+    await waitFor(async () => ran.includes('A2'), 'the new job of the formerly held group to run', 3_000);
+    await sleep(pg ? 1_500 : 300);
+    expect(ran.sort()).toEqual(['A1', 'A2', 'B1', 'U1']);
+  });
+
   it('keepTime: a job planned for its time is neither held with its group nor hurried with it', async () => {
     const ran: string[] = [];
     const q = await newQueue();

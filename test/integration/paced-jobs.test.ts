@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
 import { createJobQueue, type JobQueue } from '../../web/jobs/index.ts';
 import { createLogger } from '../../web/ops/logger.ts';
-import { paced } from '../../web/shopify/paced-jobs.ts';
+import { MAX_PARK_MS, paced, wakeParked } from '../../web/shopify/paced-jobs.ts';
 import { MemoryBudgetStore, ShopifyPacer } from '../../web/shopify/pacer.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase, testProvider } from '../support/db.ts';
 import { waitFor } from '../support/process.ts';
@@ -71,5 +71,41 @@ describe(`paced jobs on ${testProvider()}`, () => {
     expect(wrote.sort()).toEqual(['1', '2', '3']);
     expect(runs.sort()).toEqual(['1', '1', '2', '3']);
     expect(timers).toEqual([]);
+  });
+
+  it('a job parked by a process that stopped runs at the next start-up, not after MAX_PARK_MS; a job planned for its time keeps it', async () => {
+    const shop = 'b.myshopify.com';
+    let t = 0;
+    // The clock moves only when a pacer's sleep moves it; the first process's wake never comes (it stops).
+    const spent = new ShopifyPacer({ store: new MemoryBudgetStore(), now: () => t, sleep: async (ms) => void (t += ms), costs: { Write: 10 }, timer: () => {} });
+    spent.noteMaximum(shop, 2000);
+    await spent.settle(shop, 'Write', { requested: 0, actual: null, status: { currentlyAvailable: 0, maximumAvailable: 2000, restoreRate: 100 } });
+    const wrote: string[] = [];
+    let runs = 0;
+    const worker = (q: JobQueue, pacer: ShopifyPacer) => q.work<{ n: string }>('paced-restart', paced({ db: database.db, queue: q, log }, 'paced-restart', async (job) => {
+      runs++;
+      await pacer.acquire(shop, 'Write', { priority: 'background', deferAfterMs: 0 });
+      wrote.push(job.data.n);
+    }));
+    const first = (queue = await createJobQueue(database, { log, pollIntervalMs: 50 }));
+    await worker(first, spent);
+    await first.start();
+    await database.db.$transaction(async (tx) => {
+      await first.enqueue(tx, 'paced-restart', { n: 'parked' }, { group: shop });
+      await first.enqueue(tx, 'paced-restart', { n: 'planned' }, { group: shop, startAfterMs: MAX_PARK_MS, keepTime: true });
+    });
+    first.notify();
+    await waitFor(async () => runs === 1, 'the first job to run and be parked', 10_000);
+    await first.stop({ graceMs: 10_000 });
+
+    // The next process: a fresh pacer, which knows no budget yet.
+    const fresh = new ShopifyPacer({ store: new MemoryBudgetStore(), now: () => t, sleep: async (ms) => void (t += ms), costs: { Write: 10 } });
+    const second = (queue = await createJobQueue(database, { log, pollIntervalMs: 50 }));
+    await worker(second, fresh);
+    await second.start();
+    expect(await wakeParked(second, log)).toBe(1);
+    await waitFor(async () => wrote.length === 1, 'the parked job to write after the start-up', 10_000);
+    await sleep(pg ? 1_500 : 300);
+    expect(wrote).toEqual(['parked']);
   });
 });

@@ -3,8 +3,8 @@
 // shop's empty bucket does not hold another shop's orders, and on PostgreSQL two
 // instances share one budget per shop. SQLite and PostgreSQL.
 import { describe, expect, it } from 'vitest';
-import { FAST_RUNTIME } from '../support/app.ts';
-import { testProvider } from '../support/db.ts';
+import { FAST_RUNTIME, type TestApp } from '../support/app.ts';
+import { dropDatabase, freshDatabaseUrl, testProvider } from '../support/db.ts';
 import { paidOrder } from '../support/orders.ts';
 import { waitFor } from '../support/process.ts';
 import { postShopifyWebhook } from '../support/shopify.ts';
@@ -120,4 +120,40 @@ describe.runIf(testProvider() === 'postgres')('two instances on one PostgreSQL d
       await second.close();
     }
   }, 180_000);
+});
+
+describe('an app restarted while a shop\'s jobs are parked for its budget', () => {
+  it('writes the parked booking soon after the start, not after the park\'s 10-minute fallback', async () => {
+    const { startTestApp } = await import('../support/app.ts');
+    const url = await freshDatabaseUrl();
+    const env = { ...s.app.env, PORT: '0', DATABASE_URL: url };
+    const shop = 'parked-restart.myshopify.com';
+    let first: TestApp | undefined = await startTestApp(env, { databaseUrl: url, keepDatabase: true });
+    let second: TestApp | undefined;
+    try {
+      const sim = await installShop(s, shop, { app: first });
+      // Enough for the order's visible calls, not for the background booking write (it leaves half the bucket to visible ones).
+      sim.bucket.setLimits({ maximumAvailable: 1_000, restoreRate: 1 });
+      sim.bucket.available = 250;
+      const { orderId } = await placeOrder(s, sim, {}, { appUrl: first.url });
+      await waitForStatus(first, shop, orderId, 'CREATED', 20_000);
+      await waitFor(async () => first!.logs.some((l) => /Shopify API budget is spent/.test(l) && /"parked":true/.test(l)), 'the booking write to be parked', 20_000);
+      expect(sim.order(orderId)!.tags).toEqual([]);
+      await first.close();
+      first = undefined;
+
+      // The next process starts as if 10 minutes later by its clock: Shopify's bucket has refilled, and so has the
+      // budget the app stored for it (PostgreSQL). The wake the first process would have sent is gone with it,
+      // and the queue's own time for the parked job (real time) is still 10 minutes away.
+      sim.bucket.available = 1_000;
+      second = await startTestApp(env, { databaseUrl: url, keepDatabase: true, runtime: { clock: { now: () => Date.now() + 10 * 60_000 } } });
+      await waitFor(async () => sim.order(orderId)!.tags.includes('same-day-dispatched'), 'the parked booking write to tag the order', 20_000);
+      expect(second.logs.some((l) => /parked by an earlier process/.test(l))).toBe(true);
+      expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
+    } finally {
+      await first?.close();
+      await second?.close();
+      await dropDatabase(url);
+    }
+  }, 90_000);
 });

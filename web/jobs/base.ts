@@ -100,8 +100,8 @@ export abstract class BaseJobQueue implements JobQueue {
   protected abstract stopBackend(graceMs: number): Promise<void>;
   /** Wakes local workers (notify() after its hold check). */
   protected abstract notifyBackend(): void;
-  /** Makes a group's jobs that wait for their start time due now (hurry() after it ends the hold). */
-  protected abstract hurryBackend(name: string, group: string): Promise<number>;
+  /** Makes a group's (null: every group's) jobs that wait for their start time due now (hurry() after it ends the hold). */
+  protected abstract hurryBackend(name: string, group: string | null): Promise<number>;
   abstract getJob(name: string, id: string): Promise<JobInfo | null>;
   abstract stats(): Promise<QueueStat[]>;
   abstract reserve<T>(name: string, group: string, limit: number, forMs: number): Promise<Array<{ id: string; data: T }>>;
@@ -165,12 +165,13 @@ export abstract class BaseJobQueue implements JobQueue {
     else this.holds.set(key, { ms, until, hurried: false });
   }
 
-  async hurry(name: string, group: string): Promise<number> {
-    const key = holdKey(name, group);
-    const hold = this.holds.get(key);
-    if (hold) hold.hurried = true;
-    this.holds.delete(key);
-    return this.hurryBackend(name, group);
+  async hurry(name: string, group?: string): Promise<number> {
+    for (const [key, hold] of this.holds) {
+      if (group === undefined ? splitHoldKey(key)[0] !== name : key !== holdKey(name, group)) continue;
+      hold.hurried = true;
+      this.holds.delete(key);
+    }
+    return this.hurryBackend(name, group ?? null);
   }
 
   notify(): void {

@@ -354,12 +354,12 @@ export class PgBossJobQueue extends BaseJobQueue {
     if (idle) this.boss.notifyWorker(idle.id);
   }
 
-  protected async hurryBackend(name: string, group: string): Promise<number> {
+  protected async hurryBackend(name: string, group: string | null): Promise<number> {
     if (!this.started) return 0;
     // pg-boss has no call for it; its job table's columns are the ones stats() reads too.
     const n = await this.updated(
       `UPDATE ${this.schema}.job SET start_after = now()
-         WHERE name = $1 AND group_id = $2 AND state = 'created' AND start_after > now() AND output IS NULL`,
+         WHERE name = $1 AND ($2::text IS NULL OR group_id = $2) AND state = 'created' AND start_after > now() AND output IS NULL`,
       [name, group],
     );
     if (n > 0) for (const w of this.boss.getWipData()) if (w.name === name && w.count === 0) this.boss.notifyWorker(w.id);

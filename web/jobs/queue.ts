@@ -83,12 +83,13 @@
 //
 // 10. Holds. `hold(name, group, ms)`: until `hurry(name, group)` (or `ms` after the hold, when no
 //    hurry comes), a job this process enqueues into that queue and group starts no sooner than `ms`
-//    after its enqueue. `hurry` makes the group's jobs that wait for their start time due, and is
-//    repeated at the notify() after the commit of a held job whose transaction was open while it ran
-//    (on PostgreSQL the hurry could not see it). A job enqueued with `keepTime` is neither held nor
+//    after its enqueue. `hurry` makes the group's (or, without a group, the queue's) jobs that wait
+//    for their start time due, and is repeated at the notify() after the commit of a held job whose
+//    transaction was open while it ran (on PostgreSQL the hurry could not see it). A job enqueued with `keepTime` is neither held nor
 //    hurried: it runs at its own time (a delivery window's job run early would find nothing to do
 //    and end, leaving its delivery without a job).
-//    Holds live in memory: after a restart a held job runs at its own time.
+//    Holds live in memory: after a restart a held job runs at its own time, or at a hurry (the app's
+//    start-up hurries its paced queues: web/shopify/paced-jobs.ts wakeParked).
 // 11. Taken along. `reserve(name, group, n, forMs)` moves up to n due, never-claimed jobs of a group
 //    `forMs` ahead and returns them: no worker, no other reserve (SKIP LOCKED on PostgreSQL) and no
 //    `hurry` of the group gets them meanwhile. The caller does their work with its own job's and ends
@@ -228,13 +229,13 @@ export interface JobQueue {
    */
   enqueue<T>(tx: Tx, name: string, data: T, opts?: EnqueueOptions): Promise<string | null>;
   /**
-   * Makes the jobs of one group of a queue that wait for their start time (enqueued with
-   * startAfterMs, never claimed: not a retry's backoff) due now, and wakes a worker. For jobs
-   * that waited for something that has come sooner than their time (web/shopify/paced-jobs.ts).
-   * Jobs another handler holds by reserve() keep their time: only release() gives them back.
-   * Resolves with how many.
+   * Makes the jobs of one group of a queue (no group given: of the whole queue) that wait for their
+   * start time (enqueued with startAfterMs, never claimed: not a retry's backoff) due now, and wakes a
+   * worker. For jobs that waited for something that has come sooner than their time
+   * (web/shopify/paced-jobs.ts). Jobs another handler holds by reserve() keep their time: only
+   * release() gives them back. Resolves with how many.
    */
-  hurry(name: string, group: string): Promise<number>;
+  hurry(name: string, group?: string): Promise<number>;
   /**
    * Until hurry(name, group), or for `ms` when none comes, a job enqueued into this queue and group in
    * this process starts no sooner than `ms` after its enqueue (its time if no hurry comes: a restart

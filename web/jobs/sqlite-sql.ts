@@ -58,6 +58,8 @@ export function completeWaitingJobs(n: number): string {
 
 /** queue.hurry: a group's jobs waiting for their start time (state created: never claimed), not reserved, due now. Binds: now, queue, group, now. */
 export const HURRY_JOBS = `UPDATE "Job" SET "runAt" = ? WHERE "queue" = ? AND "groupKey" = ? AND "state" = 'created' AND "runAt" > ? AND "lockedUntil" IS NULL`;
+/** queue.hurry without a group: HURRY_JOBS over the whole queue. Binds: now, queue, now. */
+export const HURRY_QUEUE = `UPDATE "Job" SET "runAt" = ? WHERE "queue" = ? AND "state" = 'created' AND "runAt" > ? AND "lockedUntil" IS NULL`;
 
 /** queue.release, for `n` ids: reserved no longer, due at `runAt`. Binds: runAt, updatedAt, queue, then the ids. */
 export function releaseJobs(n: number): string {

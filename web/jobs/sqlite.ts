@@ -37,7 +37,7 @@ import type { EnqueueOptions, Job, JobInfo, JobState, QueueStat, RowInsert } fro
 import { sqliteArgs } from '../db/direct-values.ts';
 import { DEAD_OWNER_SWEEP_MS, localOwners, ownerState } from './sqlite-owners.ts';
 import { claimDue, type ClaimedRow } from './sqlite-claim.ts';
-import { completeWaitingJobs, HURRY_JOBS, INSERT_JOB, outcomeUpdate, QUEUE_STATS, releaseJobs, sqliteTime, RESERVE_JOBS } from './sqlite-sql.ts';
+import { completeWaitingJobs, HURRY_JOBS, HURRY_QUEUE, INSERT_JOB, outcomeUpdate, QUEUE_STATS, releaseJobs, sqliteTime, RESERVE_JOBS } from './sqlite-sql.ts';
 
 export interface SqliteQueueOptions extends BaseOptions {
   instanceId?: string;
@@ -190,9 +190,11 @@ export class SqliteJobQueue extends BaseJobQueue {
     return true;
   }
 
-  protected async hurryBackend(name: string, group: string): Promise<number> {
+  protected async hurryBackend(name: string, group: string | null): Promise<number> {
     const now = sqliteTime(Date.now());
-    const n = await this.database.db.$executeRawUnsafe(HURRY_JOBS, now, name, group, now);
+    const n = await (group === null
+      ? this.database.db.$executeRawUnsafe(HURRY_QUEUE, now, name, now)
+      : this.database.db.$executeRawUnsafe(HURRY_JOBS, now, name, group, now));
     if (n > 0) this.claimNow([name]);
     return n;
   }

@@ -13,8 +13,8 @@ export const DEFER_AFTER_MS = 250;
 const MAX_DEFER_MS = 60_000;
 /**
  * A deferred background call of a grouped job (a write-back) is woken by the pacer once the budget
- * can pay it (ShopifyBudgetWait.whenRoom → queue.hurry); its own time is only the fallback (a restart,
- * another instance's jobs), so it need not come back every minute to find the budget still spent.
+ * can pay it (ShopifyBudgetWait.whenRoom → queue.hurry), or at the next start-up (wakeParked); its own
+ * time is only the fallback, so it need not come back every minute to find the budget still spent.
  * Until the wake, the queue holds the group: jobs enqueued into it are parked from the start.
  */
 export const MAX_PARK_MS = 10 * 60_000;
@@ -24,12 +24,17 @@ export interface PacedOptions<T> {
   onDeferred?: (tx: Tx, job: Job<T>) => Promise<void>;
 }
 
+/** Per queue object: the names of its paced queues, whose jobs may be parked (wakeParked). */
+const pacedQueues = new WeakMap<JobQueue, Set<string>>();
+
 export function paced<T>(
   ctx: { db: Db; queue: JobQueue; log: Logger },
   name: string,
   handler: (job: Job<T>) => Promise<void>,
   opts: PacedOptions<T> = {},
 ): (job: Job<T>) => Promise<void> {
+  const names = pacedQueues.get(ctx.queue) ?? new Set<string>();
+  pacedQueues.set(ctx.queue, names.add(name));
   return async (job) => {
     try {
       await handler(job);
@@ -52,4 +57,20 @@ export function paced<T>(
       ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs, parked }, "the shop's Shopify API budget is spent; the job runs again when it pays");
     }
   };
+}
+
+/**
+ * At start-up (after queue.start()): the wakes of the jobs an earlier process parked were lost with it
+ * (they live in its pacer), so each would wait out MAX_PARK_MS. This process knows no budget yet: its
+ * paced queues' waiting jobs are made due now. A job whose budget is still spent parks again, with a
+ * wake of this process. Jobs planned for their time (keepTime) and retries' backoffs keep their time.
+ */
+export async function wakeParked(queue: JobQueue, log: Logger): Promise<number> {
+  let woken = 0;
+  for (const name of pacedQueues.get(queue) ?? []) {
+    const n = await queue.hurry(name);
+    if (n) log.info({ queue: name, count: n }, 'jobs parked by an earlier process for their shop\'s Shopify budget: due now');
+    woken += n;
+  }
+  return woken;
 }
