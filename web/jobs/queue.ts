@@ -85,9 +85,9 @@
 //    hurry comes), a job this process enqueues into that queue and group starts no sooner than `ms`
 //    after its enqueue. `hurry` makes the group's (or, without a group, the queue's) jobs that wait
 //    for their start time due, and is repeated at the notify() after the commit of a held job whose
-//    transaction was open while it ran (on PostgreSQL the hurry could not see it). A job enqueued with `keepTime` is neither held nor
-//    hurried: it runs at its own time (a delivery window's job run early would find nothing to do
-//    and end, leaving its delivery without a job).
+//    transaction was open while it ran (on PostgreSQL the hurry could not see it). A job enqueued
+//    with `keepTime` is neither held nor hurried: it runs at its own time (a delivery window's job
+//    run early would find nothing to do and end, leaving its delivery without a job).
 //    Holds live in memory: after a restart a held job runs at its own time, or at a hurry (the app's
 //    start-up hurries its paced queues: web/shopify/paced-jobs.ts wakeParked).
 // 11. Taken along. `reserve(name, group, n, forMs)` moves up to n due, never-claimed jobs of a group
