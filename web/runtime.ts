@@ -16,7 +16,7 @@ import type { Logger } from './ops/logger.ts';
 import { SecretBox } from './security/crypto.ts';
 import { loadOrCreateDevKey } from './security/dev-key.ts';
 import { createAdminApi, onShopifyThrottleWait, shopifyPacer } from './shopify/admin-api.ts';
-import { DEFER_AFTER_MS, wakeParked } from './shopify/paced-jobs.ts';
+import { DEFER_AFTER_MS } from './shopify/paced-jobs.ts';
 import { API_VERSION, createShopify, type Shopify } from './shopify/app.ts';
 import { recordInstall } from './webhooks/lifecycle.ts';
 import { JOBS } from './jobs/names.ts';
@@ -132,7 +132,6 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();
   if (opts.workers) {
-    await wakeParked(queue, log);
     const sessions = sessionStorage as Partial<CachingSessionStorage>;
     const inbox = new InboxWorker(ctx, shopifyTopicHandlers(ctx, (shop) => sessions.forgetShop?.(shop)), opts.inbox);
     ctx.inbox = inbox;

@@ -492,6 +492,23 @@ describe(`job queue on ${provider}`, () => {
     expect(ran.sort()).toEqual(['A1', 'A2', 'B1', 'U1']);
   });
 
+  it('wakeAtStart: start() makes due the waiting jobs a stopped process left for its own wakes (a queue without it, and keepTime jobs, keep their time)', async () => {
+    const first = await inspector();
+    await enqueueCommitted(first, 'woken-at-start', { n: 'parked' }, { group: 'A', startAfterMs: 600_000 });
+    const planned = await enqueueCommitted(first, 'woken-at-start', { n: 'planned' }, { group: 'A', startAfterMs: 600_000, keepTime: true });
+    await enqueueCommitted(first, 'not-woken', { n: 'other' }, { group: 'A', startAfterMs: 600_000 });
+    await first.stop({ graceMs: 0 });
+    const ran: string[] = [];
+    const q = await newQueue(database, { pollIntervalMs: 5_000 });
+    await q.work<{ n: string }>('woken-at-start', async (job) => void ran.push(job.data.n), { wakeAtStart: true });
+    await q.work<{ n: string }>('not-woken', async (job) => void ran.push(job.data.n));
+    await q.start();
+    await waitFor(async () => ran.includes('parked'), 'the waiting job to run at start-up', 3_000);
+    await sleep(pg ? 1_500 : 300);
+    expect(ran).toEqual(['parked']);
+    expect(await stateOf(q, 'woken-at-start', planned!)).toBe('created');
+  });
+
   it('keepTime: a job planned for its time is neither held with its group nor hurried with it', async () => {
     const ran: string[] = [];
     const q = await newQueue();

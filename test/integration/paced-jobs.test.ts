@@ -1,4 +1,4 @@
-// paced() (web/shopify/paced-jobs.ts) over the real job queue and pacer: a background job whose
+// workPaced() (web/shopify/paced-jobs.ts) over the real job queue and pacer: a background job whose
 // shop's budget is spent is parked, and the queue holds its group until the pacer's wake, so the
 // group's later jobs are queued parked from the start instead of being claimed only to defer.
 // SQLite and PostgreSQL.
@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../web/db/client.ts';
 import { createJobQueue, type JobQueue } from '../../web/jobs/index.ts';
 import { createLogger } from '../../web/ops/logger.ts';
-import { MAX_PARK_MS, paced, wakeParked } from '../../web/shopify/paced-jobs.ts';
+import { MAX_PARK_MS, workPaced } from '../../web/shopify/paced-jobs.ts';
 import { MemoryBudgetStore, ShopifyPacer } from '../../web/shopify/pacer.ts';
 import { dropDatabase, freshDatabaseUrl, openTestDatabase, testProvider } from '../support/db.ts';
 import { waitFor } from '../support/process.ts';
@@ -43,11 +43,11 @@ describe(`paced jobs on ${testProvider()}`, () => {
     const runs: string[] = [];
     const wrote: string[] = [];
     const q = (queue = await createJobQueue(database, { log, pollIntervalMs: pg ? 500 : 50 }));
-    await q.work<{ n: string }>('paced-writes', paced({ db: database.db, queue: q, log }, 'paced-writes', async (job) => {
+    await workPaced<{ n: string }>({ db: database.db, queue: q, log }, 'paced-writes', async (job) => {
       runs.push(job.data.n);
       await pacer.acquire(shop, 'Write', { priority: 'background', deferAfterMs: 0 });
       wrote.push(job.data.n);
-    }), { concurrency: 3 });
+    }, { concurrency: 3 });
     await q.start();
     const enqueue = async (n: string) => {
       await database.db.$transaction((tx) => q.enqueue(tx, 'paced-writes', { n }, { group: shop }));
@@ -82,11 +82,11 @@ describe(`paced jobs on ${testProvider()}`, () => {
     await spent.settle(shop, 'Write', { requested: 0, actual: null, status: { currentlyAvailable: 0, maximumAvailable: 2000, restoreRate: 100 } });
     const wrote: string[] = [];
     let runs = 0;
-    const worker = (q: JobQueue, pacer: ShopifyPacer) => q.work<{ n: string }>('paced-restart', paced({ db: database.db, queue: q, log }, 'paced-restart', async (job) => {
+    const worker = (q: JobQueue, pacer: ShopifyPacer) => workPaced<{ n: string }>({ db: database.db, queue: q, log }, 'paced-restart', async (job) => {
       runs++;
       await pacer.acquire(shop, 'Write', { priority: 'background', deferAfterMs: 0 });
       wrote.push(job.data.n);
-    }));
+    });
     const first = (queue = await createJobQueue(database, { log, pollIntervalMs: 50 }));
     await worker(first, spent);
     await first.start();
@@ -102,8 +102,8 @@ describe(`paced jobs on ${testProvider()}`, () => {
     const fresh = new ShopifyPacer({ store: new MemoryBudgetStore(), now: () => t, sleep: async (ms) => void (t += ms), costs: { Write: 10 } });
     const second = (queue = await createJobQueue(database, { log, pollIntervalMs: 50 }));
     await worker(second, fresh);
+    // start() wakes it (workPaced registers the queue with wakeAtStart); its own time is 10 minutes away.
     await second.start();
-    expect(await wakeParked(second, log)).toBe(1);
     await waitFor(async () => wrote.length === 1, 'the parked job to write after the start-up', 10_000);
     await sleep(pg ? 1_500 : 300);
     expect(wrote).toEqual(['parked']);

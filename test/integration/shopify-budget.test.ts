@@ -148,7 +148,7 @@ describe('an app restarted while a shop\'s jobs are parked for its budget', () =
       sim.bucket.available = 1_000;
       second = await startTestApp(env, { databaseUrl: url, keepDatabase: true, runtime: { clock: { now: () => Date.now() + 10 * 60_000 } } });
       await waitFor(async () => sim.order(orderId)!.tags.includes('same-day-dispatched'), 'the parked booking write to tag the order', 20_000);
-      expect(second.logs.some((l) => /parked by an earlier process/.test(l))).toBe(true);
+      expect(second.logs.some((l) => /waiting for a wake of an earlier process: due now/.test(l) && /"count":1/.test(l))).toBe(true);
       expect(await s.courier.ordersCreatedFor(orderId)).toBe(1);
     } finally {
       await first?.close();

@@ -20,7 +20,7 @@ import { parseStoredSettings, type EnvironmentName, type Settings } from '../set
 import type { CourierAccess } from '../delivery/types.ts';
 import { cachedCourierAccess, type ShopGeocoderRow } from '../settings/store.ts';
 import { DecryptionError } from '../security/crypto.ts';
-import { paced } from '../shopify/paced-jobs.ts';
+import { workPaced } from '../shopify/paced-jobs.ts';
 import { idempotencyKey, mapOrderToRequest } from './mapping.ts';
 import { formatCents, toCents } from '../order/money.ts';
 import { orderIdOf, type OrderSnapshot, type Overrides } from '../order/snapshot.ts';
@@ -61,14 +61,14 @@ export const DEFAULT_IN_FLIGHT_MS = 30_000;
 
 export async function registerDispatchJobs(ctx: AppContext, retry: Partial<typeof DISPATCH_RETRY> = {}, opts: DispatchOptions = {}): Promise<void> {
   const policy = { ...DISPATCH_RETRY, ...retry };
-  await ctx.queue.work<DispatchJobData>(JOBS.dispatch, paced(ctx, JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt, { ...opts, signal: job.signal, job })), {
+  await workPaced<DispatchJobData>(ctx, JOBS.dispatch, (job) => runDispatch(ctx, job.data, job.attempt, { ...opts, signal: job.signal, job }), {
     concurrency: 8,
     // One shop's sale holds at most 6 of the 8: another shop's order is taken by the next free worker.
     groupConcurrency: 6,
     retry: policy,
     onExhausted: (job, error) => markFailed(ctx, job.data, error),
   });
-  await ctx.queue.work<DeliveryJobData>(JOBS.writeback, paced(ctx, JOBS.writeback, (job) => runWriteback(ctx, job)), {
+  await workPaced<DeliveryJobData>(ctx, JOBS.writeback, (job) => runWriteback(ctx, job), {
     concurrency: 4,
     // One per shop: each takes the shop's other waiting write-backs with it (web/dispatch/writeback.ts).
     groupConcurrency: 1,

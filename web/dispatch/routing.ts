@@ -3,7 +3,7 @@
 // so the webhook queues a job (no Shopify call inside the webhook transaction)
 // that finds the order, records "routing seen" on its delivery, and wakes a
 // delivery waiting for it (web/dispatch/dispatcher.ts waitForRouting).
-import { paced } from '../shopify/paced-jobs.ts';
+import { workPaced } from '../shopify/paced-jobs.ts';
 import type { AppContext } from '../context.ts';
 import { JOBS, type RoutingJobData } from '../jobs/names.ts';
 import type { JobQueue } from '../jobs/queue.ts';
@@ -25,7 +25,7 @@ export function routingCompleteHandler(queue: JobQueue): TopicHandler {
 }
 
 export async function registerRoutingJobs(ctx: AppContext, retry: Partial<typeof DISPATCH_RETRY> = {}): Promise<void> {
-  await ctx.queue.work<RoutingJobData>(JOBS.routing, paced(ctx, JOBS.routing, (job) => runRoutingComplete(ctx, job.data)), { concurrency: 4, retry: { ...DISPATCH_RETRY, ...retry } });
+  await workPaced<RoutingJobData>(ctx, JOBS.routing, (job) => runRoutingComplete(ctx, job.data), { concurrency: 4, retry: { ...DISPATCH_RETRY, ...retry } });
 }
 
 export async function runRoutingComplete(ctx: AppContext, job: RoutingJobData): Promise<void> {

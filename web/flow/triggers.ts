@@ -20,7 +20,7 @@ import type { FlowSnapshot } from '../transitions/flow-outbox.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { parseStoredSettings } from '../settings/schema.ts';
 import { sendFlowTrigger } from '../shopify/operations.ts';
-import { paced } from '../shopify/paced-jobs.ts';
+import { workPaced } from '../shopify/paced-jobs.ts';
 import { PollLoop } from '../jobs/poll-loop.ts';
 import { buildTriggerPayload, skipReason } from './payloads.ts';
 
@@ -106,12 +106,11 @@ export async function sendQueuedTrigger(ctx: AppContext, eventId: string): Promi
 }
 
 export async function registerFlowTriggerJobs(ctx: AppContext): Promise<void> {
-  await ctx.queue.work<FlowTriggerJobData>(JOBS.flowTrigger, paced(ctx, JOBS.flowTrigger, (job) => sendQueuedTrigger(ctx, job.data.eventId), {
+  await workPaced<FlowTriggerJobData>(ctx, JOBS.flowTrigger, (job) => sendQueuedTrigger(ctx, job.data.eventId), {
     // Deferred for the shop's API budget: not an attempt. Only the Shopify call defers, after the count.
     onDeferred: async (tx, job) => {
       await tx.flowTriggerEvent.update({ where: { id: job.data.eventId }, data: { attempts: { decrement: 1 } }, select: { id: true } });
     },
-  }), {
     concurrency: 2,
     retry: FLOW_TRIGGER_RETRY,
     onExhausted: async (job, error) => {

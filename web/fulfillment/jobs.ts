@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { JOBS, type CourierEventJobData, type DeliveryJobData, type RematchJobData } from '../jobs/names.ts';
 import { errorMessage } from '../ops/errors.ts';
 import { FULFILLMENT_RETRY } from '../retry/budget.ts';
-import { paced } from '../shopify/paced-jobs.ts';
+import { workPaced } from '../shopify/paced-jobs.ts';
 import { processCourierEvent, rematchEvents } from './events.ts';
 import { reconcileOnce } from './reconcile.ts';
 import { runFulfillmentSync, shopifyAttention } from './sync.ts';
@@ -36,7 +36,7 @@ export async function registerFulfillmentJobs(ctx: AppContext, opts: Fulfillment
   await ctx.queue.work<CourierEventJobData>(JOBS.courierEvents, (job) => processCourierEvent(ctx, job.data, { running: job }), { ...COURIER_EVENT_WORKERS[ctx.database.provider], ordered: true, retry });
   // Jobs enqueued by an earlier version, without ordering keys: one at a time, as they were.
   await ctx.queue.work<CourierEventJobData>(JOBS.courierEvent, (job) => processCourierEvent(ctx, job.data), { concurrency: 1, retry });
-  await ctx.queue.work<DeliveryJobData>(JOBS.fulfillmentSync, paced(ctx, JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId)), {
+  await workPaced<DeliveryJobData>(ctx, JOBS.fulfillmentSync, (job) => runFulfillmentSync(ctx, job.data.deliveryId), {
     concurrency: 4,
     groupConcurrency: 3,
     retry,

@@ -21,6 +21,8 @@ export interface Registration<T = unknown> {
   /** Jobs a pg-boss worker fetches, and settles, in one statement each (WorkOptions.batch). */
   batch: number;
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
+  /** start() hurries the queue (WorkOptions.wakeAtStart). */
+  wakeAtStart: boolean;
 }
 
 /** What an attempt leaves the backend to store. */
@@ -122,7 +124,7 @@ export abstract class BaseJobQueue implements JobQueue {
     }
     const batch = opts.batch ?? 1;
     if (!Number.isInteger(batch) || batch < 1 || batch > concurrency) throw new RangeError('batch must be an integer from 1 to concurrency');
-    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry), ordered: opts.ordered === true, groupConcurrency, batch };
+    const reg: Registration<T> = { name, handler, concurrency, retry: resolveJobRetryPolicy(this.defaults, opts.retry), ordered: opts.ordered === true, groupConcurrency, batch, wakeAtStart: opts.wakeAtStart === true };
     if (opts.onExhausted) reg.onExhausted = opts.onExhausted;
     this.registrations.set(name, reg as Registration);
     if (this.lifecycle === 'started') await this.startWorker(reg as Registration);
@@ -147,6 +149,17 @@ export abstract class BaseJobQueue implements JobQueue {
     this.lifecycle = 'started';
     for (const s of this.schedules.values()) void this.tick(s);
     this.log.info({ backend: this.backend, queues: [...this.registrations.keys()] }, 'job queue started');
+    for (const reg of this.registrations.values()) if (reg.wakeAtStart) await this.wakeAtStart(reg.name);
+  }
+
+  /** Guarantee 10: the holds of a stopped process are gone, and so are its hurries. Its parked jobs are due now. */
+  private async wakeAtStart(name: string): Promise<void> {
+    try {
+      const count = await this.hurryBackend(name, null);
+      if (count) this.log.info({ queue: name, count }, 'jobs waiting for a wake of an earlier process: due now');
+    } catch (e) {
+      this.log.warn({ queue: name, err: describeError(e) }, 'could not make the jobs of an earlier process due; they run at their own time');
+    }
   }
 
   // ---- holds (queue.ts: hold, hurry) ----

@@ -88,8 +88,8 @@
 //    transaction was open while it ran (on PostgreSQL the hurry could not see it). A job enqueued
 //    with `keepTime` is neither held nor hurried: it runs at its own time (a delivery window's job
 //    run early would find nothing to do and end, leaving its delivery without a job).
-//    Holds live in memory: after a restart a held job runs at its own time, or at a hurry (the app's
-//    start-up hurries its paced queues: web/shopify/paced-jobs.ts wakeParked).
+//    Holds live in memory: after a restart a held job runs at its own time, or at a hurry (start()
+//    hurries the queues registered with `wakeAtStart`: the app's paced queues, web/shopify/paced-jobs.ts).
 // 11. Taken along. `reserve(name, group, n, forMs)` moves up to n due, never-claimed jobs of a group
 //    `forMs` ahead and returns them: no worker, no other reserve (SKIP LOCKED on PostgreSQL) and no
 //    `hurry` of the group gets them meanwhile. The caller does their work with its own job's and ends
@@ -183,6 +183,11 @@ export interface WorkOptions<T> {
   batch?: number;
   /** Called when the job will not run again (guarantee 4). */
   onExhausted?: (job: Job<T>, error: unknown) => Promise<void>;
+  /**
+   * The queue's waiting jobs may wait for a wake only the process that queued them could give (a hold's
+   * hurry, guarantee 10): start() makes them due, as that process's wakes are gone.
+   */
+  wakeAtStart?: boolean;
 }
 
 /** What an every() handler is told about its run (it may ignore it). */

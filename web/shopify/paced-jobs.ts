@@ -3,7 +3,7 @@
 // without failing (no attempt spent). Meanwhile the workers serve other shops' jobs,
 // so one shop's sale does not hold another shop's orders (docs/shopify-rate-limits.md).
 import type { Db, Tx } from '../db/client.ts';
-import type { Job, JobQueue } from '../jobs/queue.ts';
+import type { Job, JobQueue, WorkOptions } from '../jobs/queue.ts';
 import { holdKey } from '../jobs/policy.ts';
 import type { Logger } from '../ops/logger.ts';
 import { ShopifyBudgetWait } from './pacer.ts';
@@ -13,7 +13,7 @@ export const DEFER_AFTER_MS = 250;
 const MAX_DEFER_MS = 60_000;
 /**
  * A deferred background call of a grouped job (a write-back) is woken by the pacer once the budget
- * can pay it (ShopifyBudgetWait.whenRoom → queue.hurry), or at the next start-up (wakeParked); its own
+ * can pay it (ShopifyBudgetWait.whenRoom → queue.hurry), or at the next start-up (wakeAtStart); its own
  * time is only the fallback, so it need not come back every minute to find the budget still spent.
  * Until the wake, the queue holds the group: jobs enqueued into it are parked from the start.
  */
@@ -24,17 +24,28 @@ export interface PacedOptions<T> {
   onDeferred?: (tx: Tx, job: Job<T>) => Promise<void>;
 }
 
-/** Per queue object: the names of its paced queues, whose jobs may be parked (wakeParked). */
-const pacedQueues = new WeakMap<JobQueue, Set<string>>();
-
-export function paced<T>(
+/**
+ * Registers a worker whose jobs give back their worker while the shop's budget is spent. The wakes of
+ * parked jobs live in this process's pacer: the queue is registered with wakeAtStart, so the next
+ * start-up makes due the jobs a stopped process parked, instead of leaving them for MAX_PARK_MS. That
+ * process knows no budget yet; a job whose budget is still spent parks again, with a wake of its own.
+ */
+export async function workPaced<T>(
   ctx: { db: Db; queue: JobQueue; log: Logger },
   name: string,
   handler: (job: Job<T>) => Promise<void>,
-  opts: PacedOptions<T> = {},
+  opts: WorkOptions<T> & PacedOptions<T> = {},
+): Promise<void> {
+  const { onDeferred, ...work } = opts;
+  await ctx.queue.work<T>(name, paced(ctx, name, handler, onDeferred), { ...work, wakeAtStart: true });
+}
+
+function paced<T>(
+  ctx: { db: Db; queue: JobQueue; log: Logger },
+  name: string,
+  handler: (job: Job<T>) => Promise<void>,
+  onDeferred: PacedOptions<T>['onDeferred'],
 ): (job: Job<T>) => Promise<void> {
-  const names = pacedQueues.get(ctx.queue) ?? new Set<string>();
-  pacedQueues.set(ctx.queue, names.add(name));
   return async (job) => {
     try {
       await handler(job);
@@ -45,7 +56,7 @@ export function paced<T>(
       // Capped: the budget is known only as of its last answer; a minute later the job looks again.
       // A parked job is woken when the budget can pay it; until then its time is only the fallback.
       await ctx.db.$transaction(async (tx) => {
-        await opts.onDeferred?.(tx, job);
+        await onDeferred?.(tx, job);
         await ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: parked ? MAX_PARK_MS : Math.min(e.retryAfterMs, MAX_DEFER_MS), ...(group ? { group } : {}) });
       });
       // One wake per queue and group: it makes every job of the group that waits for its time due.
@@ -57,20 +68,4 @@ export function paced<T>(
       ctx.log.info({ queue: name, jobId: job.id, shop: e.shop, waitMs: e.retryAfterMs, parked }, "the shop's Shopify API budget is spent; the job runs again when it pays");
     }
   };
-}
-
-/**
- * At start-up (after queue.start()): the wakes of the jobs an earlier process parked were lost with it
- * (they live in its pacer), so each would wait out MAX_PARK_MS. This process knows no budget yet: its
- * paced queues' waiting jobs are made due now. A job whose budget is still spent parks again, with a
- * wake of this process. Jobs planned for their time (keepTime) and retries' backoffs keep their time.
- */
-export async function wakeParked(queue: JobQueue, log: Logger): Promise<number> {
-  let woken = 0;
-  for (const name of pacedQueues.get(queue) ?? []) {
-    const n = await queue.hurry(name);
-    if (n) log.info({ queue: name, count: n }, 'jobs parked by an earlier process for their shop\'s Shopify budget: due now');
-    woken += n;
-  }
-  return woken;
 }
