@@ -179,8 +179,11 @@ export abstract class BaseJobQueue implements JobQueue {
   }
 
   async hurry(name: string, group?: string): Promise<number> {
-    for (const [key, hold] of this.holds) {
-      if (group === undefined ? splitHoldKey(key)[0] !== name : key !== holdKey(name, group)) continue;
+    // One group: one lookup (a sale's budget wakes come per shop); every group: the start-up wake, once.
+    const keys = group === undefined ? [...this.holds.keys()].filter((key) => splitHoldKey(key)[0] === name) : [holdKey(name, group)];
+    for (const key of keys) {
+      const hold = this.holds.get(key);
+      if (!hold) continue;
       hold.hurried = true;
       this.holds.delete(key);
     }
