@@ -51,6 +51,8 @@ export interface RuntimeOptions {
   inbox?: InboxOptions;
   /** How often overdue SCHEDULED deliveries are looked for (default a minute). */
   scheduledSweepMs?: number;
+  /** Shopify calls that wait for the shop's budget end their wait on this grid (web/shopify/pacer.ts, default PACE_TICK_MS). */
+  paceTickMs?: number;
 }
 
 export interface Runtime {
@@ -80,7 +82,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
   if (!(await sessionStorage.isReady())) throw new Error('the Session table is missing; run npm run db:migrate');
   const shopify = createShopify(config, sessionStorage, log, (session) => recordInstall(db, session));
   // One Shopify budget per shop for the whole runtime (both clients below); on PostgreSQL shared by every instance.
-  const pacer = shopifyPacer(database, () => clock.now());
+  const pacer = shopifyPacer(database, () => clock.now(), opts.paceTickMs);
   const admin = createAdminApi({ apiVersion: API_VERSION, accessToken: offlineTokenProvider(shopify), log: log.child({ component: 'shopify-admin' }), pacer, now: () => clock.now() });
   // The server's jobs yield to webhook intake while it needs the event loop (web/jobs/intake-first.ts).
   // A wait counts against a pg-boss job's expiry: at most a quarter of it.

@@ -34,6 +34,8 @@ export const FAST_RUNTIME: Partial<RuntimeOptions> = {
   queue: { pollIntervalMs: 50 },
   // A create with no answer is looked up by reference after this long (web/dispatch/booking.ts).
   inFlightMs: 1_000,
+  // Budget waits on a 50 ms grid, not the second's (web/shopify/pacer.ts PACE_TICK_MS): timings scaled down as above.
+  paceTickMs: 50,
 };
 
 /** Running test apps by URL: postShopifyWebhook waits for their inbox to process what it sent. */

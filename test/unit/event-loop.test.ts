@@ -28,6 +28,21 @@ describe('LoopDelayMonitor', () => {
     expect(monitor.sampling).toBe(false);
   });
 
+  it('by default does not sample a loop that mostly waits (a sale\'s bookings paced by Shopify)', async () => {
+    monitor = new LoopDelayMonitor({ checkMs: 3_600_000 });
+    await sleep(20);
+    monitor.check();
+    for (let i = 0; i < 4; i++) {
+      block(15); // 15 ms in every ~50: a quarter to a third of the time
+      await sleep(35);
+    }
+    monitor.check();
+    expect(monitor.sampling).toBe(false);
+    block(200);
+    monitor.check();
+    expect(monitor.sampling).toBe(true);
+  });
+
   it('reads the delay past the sampling interval, zeros when nothing was sampled, and starts afresh after a read', async () => {
     monitor = new LoopDelayMonitor({ checkMs: 3_600_000, resolutionMs: 10 });
     await sleep(50);

@@ -55,6 +55,31 @@ describe('IntakeFirst', () => {
     expect(g.yielding).toBe(true);
   });
 
+  it('does not measure the loop at webhooks that find it mostly waiting (a courier\'s events between bookings)', async () => {
+    const { g } = gate({ lagMs: 10 });
+    await sleep(50); // the loop waited since the gate was made
+    g.received();
+    block(40); // late now, but no probe runs to see it
+    await sleep(20);
+    expect(g.busy).toBe(true);
+    expect(g.lagMs).toBe(0);
+    expect(g.yielding).toBe(false);
+  });
+
+  it('stops measuring once the loop mostly waits again, though webhooks keep arriving', async () => {
+    const { g } = gate({ busyMs: 60_000, lagMs: 10 });
+    g.received();
+    const stopLate = await lateLoop();
+    expect(g.lagMs).toBeGreaterThan(10);
+    stopLate();
+    await sleep(250); // over a look (100 ms) of a loop that waits
+    block(40); // late again: the probe is gone, so nothing measures it
+    await sleep(20);
+    g.received(); // found the loop waiting for most of the time since the last look
+    expect(g.lagMs).toBe(0);
+    expect(g.yielding).toBe(false);
+  });
+
   it('lets jobs start while webhooks arrive if the loop keeps up', async () => {
     // the probe measures in real time: a loop that is not blocked is on time within lagMs
     const { g } = gate({ lagMs: 30 });

@@ -1,7 +1,7 @@
 // The per-shop pacer's arithmetic (web/shopify/pacer.ts), as tables, and the pacer over
 // an in-memory budget on an injected clock.
 import { describe, expect, it } from 'vitest';
-import { MemoryBudgetStore, OWN_REFILL_SLEEP_MS, ShopifyBudgetWait, ShopifyPacer, settle, take, VISIBLE_RESERVE, type Budget, type Priority, type ThrottleWait } from '../../web/shopify/pacer.ts';
+import { MemoryBudgetStore, onTick, OWN_REFILL_SLEEP_MS, ShopifyBudgetWait, ShopifyPacer, settle, take, VISIBLE_RESERVE, type Budget, type Priority, type ThrottleWait } from '../../web/shopify/pacer.ts';
 
 const b = (available: number, at = 0, maximum = 2000, restoreRate = 100): Budget => ({ available, maximum, restoreRate, at });
 
@@ -33,6 +33,18 @@ describe('settle', () => {
 
   it('adopts the plan Shopify reports', () => {
     expect(settle(b(62), { requested: 10, actual: 10, status: status(19_000, 20_000, 1000) }, 0)).toMatchObject({ maximum: 20_000, restoreRate: 1000 });
+  });
+});
+
+describe('onTick', () => {
+  it.each([
+    ['ends on the next multiple of the tick', 1_010, 100, 250, 240],
+    ['…counted from the epoch, not from now', 1_100, 100, 250, 150],
+    ['a wait that ends on a tick keeps its length', 1_000, 250, 250, 250],
+    ['no wait stays no wait', 1_010, 0, 250, 0],
+    ['no tick: the wait as it is', 1_010, 100, 0, 100],
+  ])('%s', (_name, now, waitMs, tickMs, want) => {
+    expect(onTick(now, waitMs, tickMs)).toBe(want);
   });
 });
 
@@ -154,6 +166,33 @@ describe('ShopifyPacer', () => {
     await p.acquire('a.myshopify.com', 'Read');
     await defer('background', 'writeback|shop-1');
     expect(timers).toHaveLength(1);
+  });
+
+  it('with a tick, sleeps and deferrals end on it: calls the budget spaces apart wake together', async () => {
+    let t = 1_000;
+    const slept: number[] = [];
+    const store = new MemoryBudgetStore();
+    const p = new ShopifyPacer({ store, now: () => t, sleep: async (ms) => void (slept.push(ms), (t += ms)), costs: { Small: 28, Big: 538 }, tickMs: 250 });
+    p.noteMaximum('a.myshopify.com', 2000);
+    await p.settle('a.myshopify.com', 'Small', { requested: 0, actual: null, status: { currentlyAvailable: 0, maximumAvailable: 2000, restoreRate: 100 } });
+    // 28 points at 100/s: 280 ms, so it sleeps until the tick after 1,280, at 1,500.
+    await p.acquire('a.myshopify.com', 'Small', { deferAfterMs: 250 });
+    expect(slept).toEqual([500]);
+    // Deferred reads come back at slots 5.38 s apart (the first 5.16 s: 22 points refilled since), each moved to the tick after it.
+    const deferred = async () => ((await p.acquire('a.myshopify.com', 'Big', { deferAfterMs: 250 }).catch((e: unknown) => e)) as ShopifyBudgetWait).retryAfterMs;
+    const waits = [await deferred(), await deferred()];
+    expect(waits.map((w) => (t + w) % 250)).toEqual([0, 0]);
+    expect(waits).toEqual([5_250, 10_750]);
+  });
+
+  it('a deferral counts its wait from when it was decided: the job queued a little later still comes back on the tick', async () => {
+    const e = new ShopifyBudgetWait('a.myshopify.com', 1_000);
+    const until = performance.now() + 30;
+    while (performance.now() < until); // the transaction that queues the job again
+    expect(e.retryAfterMs).toBe(1_000);
+    expect(e.leftMs()).toBeLessThanOrEqual(970);
+    expect(e.leftMs()).toBeGreaterThan(500);
+    expect(new ShopifyBudgetWait('a.myshopify.com', 0).leftMs()).toBe(0);
   });
 
   it('learns an operation\'s cost from what Shopify reports', async () => {

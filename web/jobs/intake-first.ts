@@ -13,7 +13,11 @@
 // - No job waits more than `maxWaitMs` in one attempt, so background work
 //   never stops under an endless stream of webhooks (runtime.ts keeps it under
 //   a quarter of a pg-boss job's expiry, which the wait counts against).
-// The loop delay is measured by a 10 ms timer that runs only while webhooks arrive.
+// The loop delay is measured by a 10 ms timer that runs only while webhooks arrive into a loop
+// busy over half its time (event-loop utilisation, libuv's own counters): a loop that mostly
+// waits cannot be late. Started by every webhook, it ran for a whole sale's bookings, woken by
+// the courier's events, and its 100 wake-ups a second cost more CPU than the events (docs/benchmarks.md,
+// thirty-eighth session).
 
 export interface IntakeFirstOptions {
   /** Intake counts as busy this long after its last webhook (default 100 ms). */
@@ -26,10 +30,14 @@ export interface IntakeFirstOptions {
   now?: () => number;
 }
 
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { recordIntakeYield } from '../ops/metrics.ts';
 
 const PROBE_MS = 10;
 const STEP_MS = 10;
+/** The probe runs while the loop is busier than this share of the time: at a webhook since the last look, and in each LOOK_MS while it runs. */
+const BUSY_SHARE = 0.5;
+const LOOK_MS = 100;
 
 export class IntakeFirst {
   readonly #busyMs: number;
@@ -40,6 +48,8 @@ export class IntakeFirst {
   #lag = 0;
   #probe: NodeJS.Timeout | null = null;
   #expected = 0;
+  #elu: EventLoopUtilization = performance.eventLoopUtilization();
+  #lookAt = 0;
 
   constructor(opts: IntakeFirstOptions = {}) {
     this.#busyMs = opts.busyMs ?? 100;
@@ -51,9 +61,18 @@ export class IntakeFirst {
   /** A webhook was received (called by the intake routes). */
   received(): void {
     this.#lastIntake = this.#now();
-    if (this.#probe) return;
+    if (this.#probe || !this.#loopBusy()) return;
     this.#expected = performance.now() + PROBE_MS;
+    this.#lookAt = this.#expected + LOOK_MS;
     this.#probe = setInterval(() => this.#measure(), PROBE_MS).unref();
+  }
+
+  /** The loop was busy over BUSY_SHARE of the time since the last look. */
+  #loopBusy(): boolean {
+    const elu = performance.eventLoopUtilization();
+    const share = performance.eventLoopUtilization(elu, this.#elu).utilization;
+    this.#elu = elu;
+    return share > BUSY_SHARE;
   }
 
   /** Webhooks arrived within busyMs. */
@@ -92,7 +111,11 @@ export class IntakeFirst {
     const t = performance.now();
     this.#lag = Math.max(0, t - this.#expected);
     this.#expected = t + PROBE_MS;
-    // No webhooks for a while: stop measuring (no timer in an idle process).
+    // No webhooks for a while, or a loop that mostly waits again: stop measuring (no timer in an idle process).
     if (!this.busy) this.stop();
+    else if (t >= this.#lookAt) {
+      this.#lookAt = t + LOOK_MS;
+      if (!this.#loopBusy()) this.stop();
+    }
   }
 }

@@ -17,7 +17,7 @@ import { parseRetryAfter, resolveHttpRetryPolicy, type HttpRetryPolicy } from '.
 import { RetrySignal, withRetries } from '../retry/run.ts';
 import { OPERATION_COST } from './operation-costs.ts';
 import type { Database } from '../db/client.ts';
-import { MemoryBudgetStore, PgBudgetStore, ShopifyBudgetWait, ShopifyPacer, type Priority, type ThrottleWait } from './pacer.ts';
+import { MemoryBudgetStore, PACE_TICK_MS, PgBudgetStore, ShopifyBudgetWait, ShopifyPacer, type Priority, type ThrottleWait } from './pacer.ts';
 
 const throttleObservers = new Set<(w: ThrottleWait) => void>();
 
@@ -152,8 +152,9 @@ export interface AdminApi {
 const MAX_THROTTLED_IN_A_ROW = 20;
 
 /** A pacer over an in-memory budget (SQLite, or a client on its own). */
-export function memoryPacer(o: { now?: () => number; sleep?: (ms: number) => Promise<void> } = {}): ShopifyPacer {
+export function memoryPacer(o: { now?: () => number; sleep?: (ms: number) => Promise<void>; tickMs?: number } = {}): ShopifyPacer {
   return new ShopifyPacer({
+    tickMs: o.tickMs,
     store: new MemoryBudgetStore(),
     now: o.now ?? Date.now,
     sleep: o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
@@ -163,9 +164,10 @@ export function memoryPacer(o: { now?: () => number; sleep?: (ms: number) => Pro
 }
 
 /** The runtime's pacer: on PostgreSQL one budget row per shop shared by every instance; on SQLite in memory. */
-export function shopifyPacer(database: Pick<Database, 'db' | 'provider'>, now: () => number): ShopifyPacer {
-  if (database.provider !== 'postgres') return memoryPacer({ now });
+export function shopifyPacer(database: Pick<Database, 'db' | 'provider'>, now: () => number, tickMs = PACE_TICK_MS): ShopifyPacer {
+  if (database.provider !== 'postgres') return memoryPacer({ now, tickMs });
   return new ShopifyPacer({
+    tickMs,
     store: new PgBudgetStore(database.db),
     now,
     sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),

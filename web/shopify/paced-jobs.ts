@@ -57,7 +57,7 @@ function paced<T>(
       // A parked job is woken when the budget can pay it; until then its time is only the fallback.
       await ctx.db.$transaction(async (tx) => {
         await onDeferred?.(tx, job);
-        await ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: parked ? MAX_PARK_MS : Math.min(e.retryAfterMs, MAX_DEFER_MS), ...(group ? { group } : {}) });
+        await ctx.queue.enqueue<T>(tx, name, job.data, { startAfterMs: parked ? MAX_PARK_MS : Math.min(e.leftMs(), MAX_DEFER_MS), ...(group ? { group } : {}) });
       });
       // One wake per queue and group: it makes every job of the group that waits for its time due.
       // Until then the group's new jobs are queued parked too: each would only defer like this one.

@@ -253,12 +253,19 @@ export class ShopifyBudgetWait extends Error {
   readonly retryAfterMs: number;
   readonly shop: string;
   readonly whenRoom: ((key: string, wake: () => Promise<unknown>) => void) | undefined;
+  /** performance.now() when retryAfterMs was counted from. */
+  readonly since = performance.now();
   constructor(shop: string, waitMs: number, whenRoom?: (key: string, wake: () => Promise<unknown>) => void) {
     super(`Shopify's API budget for ${shop} is spent for the next ${waitMs} ms; the job runs again then`);
     this.name = 'ShopifyBudgetWait';
     this.shop = shop;
     this.retryAfterMs = waitMs;
     this.whenRoom = whenRoom;
+  }
+
+  /** What is left of the wait now: a job queued again some ms later still comes back on its tick, with the others of it. */
+  leftMs(): number {
+    return Math.max(0, Math.floor(this.retryAfterMs - (performance.now() - this.since)));
   }
 }
 
@@ -271,6 +278,22 @@ export interface PacerOptions {
   onWait?: (w: ThrottleWait) => void;
   /** Runs fn after ms (default: an unref'd setTimeout); injected by tests. */
   timer?: (fn: () => void, ms: number) => void;
+  /** Waits end on multiples of it (onTick); 0 or absent: each wait ends when its budget pays. */
+  tickMs?: number;
+}
+
+/**
+ * The runtime's pacing grain. A sale's calls, spaced by the bucket one every ~60 ms, each woke the
+ * process on its own, and a call that wakes a waiting process costs ~1 ms of CPU against 0.25–0.5 ms
+ * within a burst (docs/benchmarks.md, thirty-eighth session). Ending waits on a shared grid wakes the
+ * process once per tick for every call due in it; the bucket still pays each call before it goes.
+ */
+export const PACE_TICK_MS = 1_000;
+
+/** The wait from `now` until the first multiple of `tickMs` (epoch ms) at or after `now + waitMs`. */
+export function onTick(now: number, waitMs: number, tickMs: number): number {
+  if (waitMs <= 0 || !(tickMs > 1)) return waitMs;
+  return Math.ceil((now + waitMs) / tickMs) * tickMs - now;
 }
 
 /** The longest wait a job sleeps through instead of deferring, when its own cost takes that long to refill. */
@@ -326,7 +349,7 @@ export class ShopifyPacer {
         const whenRoom = o.priority === 'background' ? (key: string, wake: () => Promise<unknown>) => this.#whenRoom(shop, cost, reserve, waitMs, key, wake) : undefined;
         throw new ShopifyBudgetWait(shop, this.#deferral(shop, o.priority ?? 'visible', operation, now, waitMs), whenRoom);
       }
-      await this.#o.sleep(waitMs);
+      await this.#o.sleep(onTick(now, waitMs, this.#o.tickMs ?? 0));
       reason = 'budget';
     }
   }
@@ -352,7 +375,7 @@ export class ShopifyPacer {
     const key = `${shop}|${priority}`;
     const slot = Math.max(now + waitMs, this.#horizon.get(key) ?? 0);
     this.#horizon.set(key, slot + (spend / rate) * 1000);
-    return Math.ceil(slot - now);
+    return onTick(now, Math.ceil(slot - now), this.#o.tickMs ?? 0);
   }
 
   readonly #rates = new Map<string, number>();
@@ -381,7 +404,7 @@ export class ShopifyPacer {
     if (!room) return;
     room.armed = true;
     const timer = this.#o.timer ?? ((fn, after) => setTimeout(fn, after).unref?.());
-    timer(() => void this.#look(shop), Math.max(ROOM_CHECK_MS, ms));
+    timer(() => void this.#look(shop), onTick(this.#o.now(), Math.max(ROOM_CHECK_MS, ms), this.#o.tickMs ?? 0));
   }
 
   async #look(shop: string): Promise<void> {
