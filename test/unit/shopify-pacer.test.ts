@@ -1,7 +1,8 @@
 // The per-shop pacer's arithmetic (web/shopify/pacer.ts), as tables, and the pacer over
 // an in-memory budget on an injected clock.
 import { describe, expect, it } from 'vitest';
-import { MemoryBudgetStore, onTick, OWN_REFILL_SLEEP_MS, ShopifyBudgetWait, ShopifyPacer, settle, take, VISIBLE_RESERVE, type Budget, type Priority, type ThrottleWait } from '../../web/shopify/pacer.ts';
+import { shopifyPacer } from '../../web/shopify/admin-api.ts';
+import { MemoryBudgetStore, onTick, OWN_REFILL_SLEEP_MS, PACE_TICK_MS, ShopifyBudgetWait, ShopifyPacer, settle, take, VISIBLE_RESERVE, type Budget, type Priority, type ThrottleWait } from '../../web/shopify/pacer.ts';
 
 const b = (available: number, at = 0, maximum = 2000, restoreRate = 100): Budget => ({ available, maximum, restoreRate, at });
 
@@ -200,5 +201,14 @@ describe('ShopifyPacer', () => {
     expect(p.costOf('Unknown')).toBe(50);
     await p.settle('a.myshopify.com', 'Unknown', { requested: 77, actual: 5, status: null });
     expect(p.costOf('Unknown')).toBe(77);
+  });
+});
+
+describe("the runtime's pacer (shopifyPacer, as web/runtime.ts builds it)", () => {
+  it.each(['sqlite', 'postgres'] as const)('on %s ends budget waits on the 1 s tick unless told otherwise', (provider) => {
+    const database = { provider, db: {} as never };
+    expect(PACE_TICK_MS).toBe(1_000);
+    expect(shopifyPacer(database, () => 0).tickMs).toBe(PACE_TICK_MS);
+    expect(shopifyPacer(database, () => 0, 50).tickMs).toBe(50);
   });
 });

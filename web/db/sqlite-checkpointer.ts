@@ -25,6 +25,15 @@ export const BACKSTOP_PAGES = 16_000;
 /** SQLite's default autocheckpoint, the app connection's own when no worker runs. */
 export const DEFAULT_PAGES = 1_000;
 
+/**
+ * How often the worker checkpoints while it runs. Not once a second (tried in the thirty-ninth
+ * session): it saved the worker's thread ~0.3 ms of CPU per order in a sale, but each checkpoint then
+ * copied and synced a second of writes at once, and the app's webhook answers got slower:
+ * `bench:intake` SQLite p99 at 50 req/s (the step after saturation, while the inbox drains) went from
+ * 14–16 ms to 337–438 ms (docs/benchmarks.md).
+ */
+export const CHECKPOINT_EVERY_MS = 250;
+
 /** How long close() lets a checkpoint under way finish before it ends the worker. */
 const STOP_WAIT_MS = 2_000;
 
@@ -59,7 +68,7 @@ export interface Checkpointer {
 
 /** Checkpoints `file`'s WAL from a worker thread while the app writes to it. */
 export function startCheckpointer(file: string, app: AppConnection, opts: CheckpointerOptions = {}): Checkpointer {
-  const { watchMs = 1_000, busyChanges = 50, everyMs = 250, idleMs = 30_000, retryMs = 60_000 } = opts;
+  const { watchMs = 1_000, busyChanges = 50, everyMs = CHECKPOINT_EVERY_MS, idleMs = 30_000, retryMs = 60_000 } = opts;
   const report = (e: unknown) => opts.onError?.(e);
   let worker: Worker | null = null;
   let closed = false;

@@ -325,6 +325,11 @@ export class ShopifyPacer {
     this.#largest = Math.max(0, ...Object.values(o.costs));
   }
 
+  /** The grid budget waits end on (0: none). */
+  get tickMs(): number {
+    return this.#o.tickMs ?? 0;
+  }
+
   costOf(operation: string): number {
     return this.#learned.get(operation) ?? this.#o.costs[operation] ?? UNDECLARED_COST;
   }
