@@ -16,8 +16,8 @@ function readOffset(file: string): number {
 
 export function installFileClock(file: string): void {
   let offset = readOffset(file);
-  const listeners: Array<() => void> = [];
-  installClock({ now: () => Date.now() + offset, onJump: (l) => void listeners.push(l) });
+  const listeners = new Set<() => void>();
+  installClock({ now: () => Date.now() + offset, onJump: (l) => (listeners.add(l), () => void listeners.delete(l)) });
   const changed = () => {
     const next = readOffset(file);
     if (next === offset) return;

@@ -108,6 +108,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     ...(intake ? { intake } : {}),
   };
   let flow: { stop(): Promise<void> } | null = null;
+  let unjump = () => {};
   if (opts.workers) {
     // Jobs retry their Shopify calls themselves, so their Admin client makes one attempt per call (web/retry/budget.ts).
     const jobCtx: AppContext = {
@@ -129,7 +130,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
       if (n) log.warn({ count: n, overdueMs: SCHEDULED_OVERDUE_MS }, 'scheduled deliveries long past their time without a job: dispatching them');
     });
     // A moved clock (development): scheduled deliveries now due go out without waiting for their timers.
-    clock.onJump?.(() => void dispatchDue(ctx).catch((e) => log.error({ err: String(e) }, 'scheduled deliveries could not be looked at')));
+    unjump = clock.onJump?.(() => void dispatchDue(ctx).catch((e) => log.error({ err: String(e) }, 'scheduled deliveries could not be looked at'))) ?? unjump;
   }
   // Started in the CLI too: pg-boss refuses to enqueue before start().
   await queue.start();
@@ -146,6 +147,7 @@ export async function createRuntime(config: AppConfig, log: Logger, database: Da
     shopify,
     async close() {
       unobserve();
+      unjump();
       intake?.stop();
       await ctx.inbox?.stop();
       await flow?.stop();

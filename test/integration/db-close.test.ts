@@ -8,7 +8,7 @@ import { dropDatabase, freshDatabaseUrl, openTestDatabase, testProvider } from '
 describe.runIf(testProvider() === 'postgres')('Database.close()', () => {
   let url: string | undefined;
   afterEach(async () => {
-    if (url) await dropDatabase(url); // WITH (FORCE): ends the sleeping session too
+    if (url) await dropDatabase(url, { waitForClose: false }); // WITH (FORCE): ends the sleeping session too
   });
 
   it('returns within its bound while a connection is still checked out', async () => {

@@ -223,6 +223,16 @@ describe('capacity under concurrency', () => {
   });
 });
 
+describe('a moved clock', () => {
+  it('wakes a running app, never a closed one (its database is closed: a query would open it again)', async () => {
+    const listening = clock.listeners;
+    const other = await startTestApp({}, { runtime: { clock } });
+    expect(clock.listeners).toBe(listening + 1);
+    await other.close();
+    expect(clock.listeners).toBe(listening);
+  });
+});
+
 describe.runIf(testProvider() === 'postgres')('capacity across two app instances on one PostgreSQL database', () => {
   it('12 orders for one slot, sent to both instances: exactly the capacity is scheduled', async () => {
     const second = await startTestApp({ ...s.app.env, PORT: '0' }, { databaseUrl: s.app.config.databaseUrl, keepDatabase: true, runtime: { clock } });

@@ -29,15 +29,28 @@ export async function freshDatabaseUrl(): Promise<string> {
   return pgUrlFor(name);
 }
 
-export async function dropDatabase(url: string): Promise<void> {
+/** How long dropDatabase waits for a closed app's connections to leave (web/db/client.ts bounds its own close at 5 s). */
+const CLOSE_WAIT_MS = 6_000;
+
+/** `waitForClose: false`: the caller left a connection open on purpose (db-close.test.ts); FORCE ends it at once. */
+export async function dropDatabase(url: string, opts: { waitForClose?: boolean } = {}): Promise<void> {
   if (url.startsWith('file:')) {
     for (const ext of ['', '-wal', '-shm']) rmSync(url.slice('file:'.length) + ext, { force: true });
     return;
   }
+  const name = new URL(url).pathname.slice(1);
   const admin = new pg.Client({ connectionString: adminPgUrl() });
   await admin.connect();
   try {
-    await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
+    // FORCE ends whatever is still connected, and a connection of ours ended that way fails its
+    // owner's next query (57P01), outside any test. So first give a closing app's pools time to go,
+    // and name what stayed: that is a leak to find, not to hide.
+    const left = async () =>
+      (await admin.query<{ who: string }>(`SELECT coalesce(nullif(application_name, ''), '(unnamed)') || ' ' || coalesce(state, '?') || ' ' || left(query, 200) AS who FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name])).rows.map((r) => r.who);
+    let still = await left();
+    for (const until = Date.now() + (opts.waitForClose === false ? 0 : CLOSE_WAIT_MS); still.length && Date.now() < until; still = await left()) await new Promise((r) => setTimeout(r, 100));
+    if (still.length && opts.waitForClose !== false) console.warn(`dropDatabase ${name}: ${still.length} connection(s) still open after ${CLOSE_WAIT_MS} ms, ended by FORCE: ${still.join(', ')}`);
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   } finally {
     await admin.end();
   }

@@ -16,7 +16,7 @@ function toMs(t: Instant): number {
 
 export class TestClock implements Clock {
   #offsetMs: number;
-  readonly #listeners: Array<() => void> = [];
+  readonly #listeners = new Set<() => void>();
 
   constructor(start: Instant) {
     this.#offsetMs = toMs(start) - Date.now();
@@ -24,8 +24,14 @@ export class TestClock implements Clock {
 
   readonly now = (): number => Date.now() + this.#offsetMs;
 
-  onJump(listener: () => void): void {
-    this.#listeners.push(listener);
+  onJump(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** How many runtimes listen for jumps (a closed one must not). */
+  get listeners(): number {
+    return this.#listeners.size;
   }
 
   /** The clock reads `t` now and runs on from there; the app looks at due work again. */

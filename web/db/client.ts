@@ -100,7 +100,7 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
     const { PrismaClient: PgPrismaClient } = require('.prisma/client-postgres') as { PrismaClient: new (o: object) => Db };
     const direct: { pool?: PgQueryable } = {};
     const prisma = new PgPrismaClient({
-      adapter: trackPgTransactions(new PrismaPg({ ...target.config, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5_000 }), direct),
+      adapter: trackPgTransactions(new PrismaPg({ ...target.config, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5_000, application_name: 'same-day-dispatch:app' }), direct),
     });
     db = withDirectRaw(prisma, pgDriver(() => direct.pool), (sql) => sql);
     const { default: pg } = await import('pg');

@@ -3,8 +3,11 @@
 // windows can be shown at another time of day (docs/delivery-windows.md).
 export interface Clock {
   now(): number;
-  /** Called after the clock jumped (a moved development clock): due work is looked at again. */
-  onJump?(listener: () => void): void;
+  /**
+   * Called after the clock jumped (a moved development clock): due work is looked at again. Returns the
+   * unsubscribe: a runtime that is closed must not be woken (its database is closed, and a query would open it again).
+   */
+  onJump?(listener: () => void): () => void;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
