@@ -97,7 +97,7 @@ for (const provider of part === 'shopify' ? [] : providers) {
   console.log(`  the app's own view of its Shopify intake (route entry to answer, whole run): p99 ≤ ${r.appSide.p99Bucket} s, ${r.appSide.over250ms} of ${r.appSide.count} over 250 ms; event-loop delay p99 at the end ${ms(r.appSide.loopP99Ms)}`);
   console.log(`  ${r.notCreated === 0 ? 'every order' : 'the last booked order'} CREATED after ${(r.allCreatedMs / 1000).toFixed(1)} s; lag p50 ${ms(r.lag.p50)} p99 ${ms(r.lag.p99)}; peak intake p99 ${ms(r.peakWebhookP99)} (the placement round trip through the simulator: ${ms(r.peakPlaceP99)}); app CPU ${r.cpuPerOrderMs.toFixed(2)} ms per order`);
   // The figure spans the write-backs too, which go at the Shopify bucket's pace long after the sale.
-  console.log(`  every write-back done after ${(r.writebacksDoneMs / 1000).toFixed(1)} s; app CPU until every order was booked ${r.cpuUntilBookedPerOrderMs.toFixed(2)} ms per order, ${(r.cpuPerOrderMs - r.cpuUntilBookedPerOrderMs).toFixed(2)} ms after it`);
+  console.log(`  every write-back done after ${(r.writebacksDoneMs / 1000).toFixed(1)} s; app CPU until every order had its delivery row ${r.cpuUntilReceivedPerOrderMs.toFixed(2)} ms per order, then until every order was booked ${(r.cpuUntilBookedPerOrderMs - r.cpuUntilReceivedPerOrderMs).toFixed(2)} ms, then ${(r.cpuPerOrderMs - r.cpuUntilBookedPerOrderMs).toFixed(2)} ms (${r.cpuUntilBookedPerOrderMs.toFixed(2)} ms until every order was booked)`);
   figures.push(
     { name: `${provider} lost`, value: r.lost, unit: 'orders', target: { op: '==', limit: 0 } },
     { name: `${provider} duplicated`, value: r.duplicated, unit: 'orders', target: { op: '==', limit: 0 } },
@@ -109,6 +109,7 @@ for (const provider of part === 'shopify' ? [] : providers) {
     { name: `${provider} paid→CREATED p99`, value: r.lag.p99, unit: 'ms' },
     { name: `${provider} app CPU per booked order`, value: r.cpuPerOrderMs, unit: 'ms', target: { op: '<=', limit: 5 } },
     { name: `${provider} app CPU per booked order until every order booked`, value: r.cpuUntilBookedPerOrderMs, unit: 'ms' },
+    { name: `${provider} app CPU per booked order until every order received`, value: r.cpuUntilReceivedPerOrderMs, unit: 'ms' },
     { name: `${provider} time until every write-back done`, value: r.complete ? r.writebacksDoneMs / 1000 : NaN, unit: 's' },
   );
 }

@@ -31,6 +31,11 @@ export interface OrdersRun {
   cpuPerOrderMs: number;
   /** The same, up to the poll that first saw every placed order booked: the sale's share, before the write-backs wait on Shopify's bucket. */
   cpuUntilBookedPerOrderMs: number;
+  /**
+   * The same, up to the poll that first saw a delivery row for every placed order: the webhooks' intake
+   * and the inbox's work (and the bookings done meanwhile), before the bookings wait on Shopify's bucket.
+   */
+  cpuUntilReceivedPerOrderMs: number;
   /** First order placed → the poll that saw every write-back done, ms. */
   writebacksDoneMs: number;
   cpuPerInstanceMs: number[];
@@ -141,7 +146,12 @@ export async function runOrders(
     let booked = 0;
     let pendingWb = 0;
     let cpuAtBooked: number[] | null = null;
+    let cpuAtReceived: number[] | null = null;
     while (Date.now() < deadline) {
+      if (!cpuAtReceived) {
+        const received = await database.db.delivery.count({ where: measured });
+        if (received >= placed.latencies.length) cpuAtReceived = cpu();
+      }
       booked = await database.db.delivery.count({ where: { dispatchedAt: { not: null }, ...measured } });
       pendingWb = await database.db.delivery.count({ where: { writebackPending: true, ...measured } });
       if (booked >= placed.latencies.length) cpuAtBooked ??= cpu();
@@ -151,6 +161,7 @@ export async function runOrders(
     const cpuUsed = cpu().map((c, i) => c - cpu0[i]!);
     const writebacksDoneMs = Date.now() - t0;
     const cpuUntilBooked = (cpuAtBooked ?? cpu()).reduce((a, c, i) => a + c - cpu0[i]!, 0);
+    const cpuUntilReceived = (cpuAtReceived ?? cpu()).reduce((a, c, i) => a + c - cpu0[i]!, 0);
     const counters1 = await opts.counters?.();
     const countersUsed = Object.fromEntries(Object.entries(counters1 ?? {}).map(([k, v]) => [k, v - (counters0?.[k] ?? NaN)]));
     const rows = await database.db.delivery.findMany({ where: measured, select: { createdAt: true, dispatchedAt: true, idempotencyKey: true } });
@@ -205,6 +216,7 @@ export async function runOrders(
       breakdown: parts.length >= done.length / 2 && parts.length > 0 ? { beforeCall: q(parts.map((p) => p.before)), courier: q(parts.map((p) => p.courier)), after: q(parts.map((p) => p.after)) } : null,
       cpuPerOrderMs: cpuUsed.reduce((a, b) => a + b, 0) / Math.max(1, done.length),
       cpuUntilBookedPerOrderMs: cpuUntilBooked / Math.max(1, done.length),
+      cpuUntilReceivedPerOrderMs: cpuUntilReceived / Math.max(1, done.length),
       writebacksDoneMs,
       cpuPerInstanceMs: cpuUsed.map((c) => c / Math.max(1, done.length)),
       countersUsed,

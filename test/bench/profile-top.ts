@@ -1,13 +1,29 @@
-// `node test/bench/profile-top.ts <file.cpuprofile> [n]`: the top self-time functions of a
-// V8 CPU profile (node --cpu-prof), and the share of time by package, for the benchmark notes.
+// `node test/bench/profile-top.ts <file.cpuprofile> [n] [--from s] [--to s]`: the top self-time
+// functions of a V8 CPU profile (node --cpu-prof), and the share of time by package, for the benchmark
+// notes. --from/--to keep the samples of one part of the run (seconds since the profile started), e.g.
+// a sale's paced bookings apart from its burst of webhooks and its write-backs.
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }
-const [file, n = '25'] = process.argv.slice(2);
-if (!file) throw new Error('usage: node test/bench/profile-top.ts <file.cpuprofile> [n]');
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { from: { type: 'string' }, to: { type: 'string' } } });
+const [file, n = '25'] = positionals;
+if (!file) throw new Error('usage: node test/bench/profile-top.ts <file.cpuprofile> [n] [--from s] [--to s]');
+const seconds = (name: 'from' | 'to', fallback: number) => {
+  const v = values[name] === undefined ? fallback : Number(values[name]);
+  if (!Number.isFinite(v)) throw new Error(`--${name}: expected seconds since the profile started, got ${values[name]}`);
+  return v * 1e6;
+};
+const [from, to] = [seconds('from', 0), seconds('to', Infinity)];
 const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
 const self = new Map<number, number>();
-prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+// timeDeltas: µs since the previous sample (the first: since the profile started).
+let at = 0;
+prof.samples.forEach((id, i) => {
+  const dt = prof.timeDeltas[i] ?? 0;
+  at += dt;
+  if (at >= from && at < to) self.set(id, (self.get(id) ?? 0) + dt);
+});
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const byFn = new Map<string, number>();
 const byPkg = new Map<string, number>();
@@ -22,7 +38,7 @@ for (const node of prof.nodes) {
   byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
 }
 const pct = (t: number) => `${((t / total) * 100).toFixed(1).padStart(5)} %`;
-console.log(`profile ${file}: ${(total / 1e6).toFixed(2)} s sampled`);
+console.log(`profile ${file}: ${(total / 1e6).toFixed(2)} s sampled${values.from || values.to ? ` from ${from / 1e6} s to ${to / 1e6} s` : ''}`);
 console.log('\nby package:');
 for (const [k, t] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${pct(t)}  ${k}`);
 console.log('\ntop self time:');
