@@ -1,4 +1,4 @@
-// `node test/bench/profile-top.ts <file.cpuprofile> [n] [--from s] [--to s]`: the top self-time
+// `node test/bench/profile-top.ts <file.cpuprofile> [n] [--from s] [--to s] [--every s]`: the top self-time
 // functions of a V8 CPU profile (node --cpu-prof), and the share of time by package, for the benchmark
 // notes. --from/--to keep the samples of one part of the run (seconds since the profile started), e.g.
 // a sale's paced bookings apart from its burst of webhooks and its write-backs. --every s first prints
@@ -16,32 +16,26 @@ const seconds = (name: 'from' | 'to' | 'every', fallback: number) => {
   if (!Number.isFinite(v) || v < 0) throw new Error(`--${name}: expected seconds (0 or more), got ${values[name]}`);
   return v * 1e6;
 };
-const [from, to] = [seconds('from', 0), seconds('to', Infinity)];
+const [from, to, every] = [seconds('from', 0), seconds('to', Infinity), seconds('every', 0)];
+if (values.every !== undefined && every === 0) throw new Error('--every: expected seconds above 0, got 0');
 const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
-if (values.every !== undefined) {
-  const every = seconds('every', 0);
-  if (every === 0) throw new Error('--every: expected seconds above 0, got 0');
-  const idle = new Set(prof.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
-  const busy: number[] = [];
-  let t = 0;
-  prof.samples.forEach((id, i) => {
-    const dt = prof.timeDeltas[i] ?? 0;
-    t += dt;
-    if (idle.has(id)) return;
-    const w = Math.floor(t / every);
-    busy[w] = (busy[w] ?? 0) + dt;
-  });
-  console.log(`main thread busy per ${every / 1e6} s window (window start: busy s):`);
-  console.log(Array.from(busy, (b, w) => `${(w * every) / 1e6}: ${((b ?? 0) / 1e6).toFixed(2)}`).join('  '));
-}
 const self = new Map<number, number>();
 // timeDeltas: µs since the previous sample (the first: since the profile started).
 let at = 0;
+const idle = new Set(prof.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
+const busy: number[] = []; // --every: the main thread's non-idle µs per window
 prof.samples.forEach((id, i) => {
   const dt = prof.timeDeltas[i] ?? 0;
   at += dt;
   if (at >= from && at < to) self.set(id, (self.get(id) ?? 0) + dt);
+  if (!every || idle.has(id)) return;
+  const w = Math.floor(at / every);
+  busy[w] = (busy[w] ?? 0) + dt;
 });
+if (every) {
+  console.log(`main thread busy per ${every / 1e6} s window (window start: busy s):`);
+  console.log(Array.from(busy, (b, w) => `${(w * every) / 1e6}: ${((b ?? 0) / 1e6).toFixed(2)}`).join('  '));
+}
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const byFn = new Map<string, number>();
 const byPkg = new Map<string, number>();
